@@ -1,0 +1,61 @@
+import Foundation
+
+/// A UTC calendar time broken into fields, converted to and from `Date` by arithmetic alone
+/// (no calendars, no formatters), because dates are parsed on the hot path of every receipt.
+public struct CivilTime: Equatable, Sendable {
+    public var year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int
+    /// Nanoseconds within the second.
+    public var nanosecond: Int
+
+    public init(year: Int, month: Int, day: Int, hour: Int = 0, minute: Int = 0, second: Int = 0, nanosecond: Int = 0) {
+        (self.year, self.month, self.day, self.hour, self.minute, self.second, self.nanosecond) =
+            (year, month, day, hour, minute, second, nanosecond)
+    }
+
+    /// The UTC fields of `date`.
+    public init(_ date: Date) {
+        let interval = date.timeIntervalSince1970
+        let whole = Int(interval.rounded(.down))
+        var days = whole / 86_400
+        var secs = whole % 86_400
+        if secs < 0 { secs += 86_400; days -= 1 }
+        // Howard Hinnant's civil_from_days.
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let d = doy - (153 * mp + 2) / 5 + 1
+        let m = mp < 10 ? mp + 3 : mp - 9
+        self.init(year: yoe + era * 400 + (m <= 2 ? 1 : 0), month: m, day: d,
+                  hour: secs / 3600, minute: secs % 3600 / 60, second: secs % 60,
+                  nanosecond: Int(((interval - Double(whole)) * 1e9).rounded()))
+    }
+
+    /// Whether every field is in range for its month (leap years included).
+    public var isValid: Bool {
+        guard (1...12).contains(month), (0...23).contains(hour), (0...59).contains(minute),
+              (0...60).contains(second), day >= 1 else { return false }
+        let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0
+        let lengths = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+        return day <= lengths[month - 1]
+    }
+
+    /// Days since 1970-01-01 of the date part (Howard Hinnant's days_from_civil).
+    var daysSinceEpoch: Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let mp = month > 2 ? month - 3 : month + 9
+        let doy = (153 * mp + 2) / 5 + day - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146_097 + doe - 719_468
+    }
+
+    /// The instant these UTC fields name.
+    public var date: Date {
+        let seconds = daysSinceEpoch * 86_400 + hour * 3600 + minute * 60 + second
+        return Date(timeIntervalSince1970: Double(seconds) + Double(nanosecond) / 1e9)
+    }
+}

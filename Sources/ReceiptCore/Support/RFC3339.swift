@@ -1,0 +1,81 @@
+import Foundation
+
+/// RFC 3339 timestamps as receipts carry them: `2025-12-26T18:39:47Z`, with an offset written
+/// `+hh:mm` or, as older Xcode receipts do, `+hhmm`; fractional seconds are accepted.
+public enum RFC3339 {
+    /// Parses a timestamp; nil when the text is not RFC 3339.
+    public static func parse(_ text: String) -> Date? {
+        var text = text
+        return text.withUTF8 { parse(bytes: $0) }
+    }
+
+    static func parse(bytes b: UnsafeBufferPointer<UInt8>) -> Date? {
+        guard b.count >= 20 else { return nil }
+        func digits(_ from: Int, _ count: Int) -> Int? {
+            var value = 0
+            for i in from..<(from + count) {
+                let c = b[i]
+                guard c >= 48 && c <= 57 else { return nil }
+                value = value * 10 + Int(c - 48)
+            }
+            return value
+        }
+        guard let year = digits(0, 4), b[4] == 45, let month = digits(5, 2), b[7] == 45,
+              let day = digits(8, 2), b[10] == 84 || b[10] == 116 || b[10] == 32,
+              let hour = digits(11, 2), b[13] == 58, let minute = digits(14, 2), b[16] == 58,
+              let second = digits(17, 2) else { return nil }
+        var i = 19
+        var nanos = 0
+        if b[i] == 46 {  // '.'
+            i += 1
+            var scale = 100_000_000
+            let start = i
+            while i < b.count, b[i] >= 48, b[i] <= 57 {
+                nanos += Int(b[i] - 48) * scale
+                scale /= 10
+                i += 1
+            }
+            guard i > start, i - start <= 9 else { return nil }
+        }
+        guard i < b.count else { return nil }
+        var offset = 0
+        switch b[i] {
+        case 90, 122:  // Z z
+            i += 1
+        case 43, 45:  // + -
+            let sign = b[i] == 45 ? -1 : 1
+            i += 1
+            guard b.count - i >= 4, let hh = digits(i, 2) else { return nil }
+            i += 2
+            if b[i] == 58 { i += 1 }
+            guard b.count - i >= 2, let mm = digits(i, 2), hh < 24, mm < 60 else { return nil }
+            i += 2
+            offset = sign * (hh * 3600 + mm * 60)
+        default:
+            return nil
+        }
+        guard i == b.count else { return nil }
+        let civil = CivilTime(year: year, month: month, day: day, hour: hour, minute: minute,
+                              second: second, nanosecond: nanos)
+        guard civil.isValid else { return nil }
+        return civil.date.addingTimeInterval(Double(-offset))
+    }
+
+    /// `date` in UTC as `2025-12-26T18:39:47Z`, with milliseconds only when there are some.
+    public static func format(_ date: Date) -> String {
+        let t = CivilTime(date)
+        func pad(_ n: Int, _ width: Int) -> String {
+            let s = String(n)
+            return String(repeating: "0", count: max(0, width - s.count)) + s
+        }
+        var text = "\(pad(t.year, 4))-\(pad(t.month, 2))-\(pad(t.day, 2))T\(pad(t.hour, 2)):\(pad(t.minute, 2)):\(pad(t.second, 2))"
+        let millis = (t.nanosecond + 500_000) / 1_000_000
+        if millis > 0 && millis < 1000 { text += "." + pad(millis, 3) }
+        return text + "Z"
+    }
+
+    /// A date from UNIX milliseconds, as JWS payloads and verifyReceipt `_ms` fields carry them.
+    public static func fromMilliseconds(_ ms: Double) -> Date {
+        Date(timeIntervalSince1970: ms / 1000)
+    }
+}

@@ -1,0 +1,119 @@
+import COpenSSL
+import Foundation
+
+/// A chain that passed path validation and the Apple policy.
+public struct VerifiedChain: Sendable {
+    /// Leaf first, root last.
+    public let certificates: [Certificate]
+    /// The leaf's public key, which checks the artefact's own signature.
+    public let leafKey: PublicKey
+    /// The root the chain ended in.
+    public let anchor: TrustStore.Anchor
+
+    /// Subject common names, leaf first.
+    public var names: [String] { certificates.map(\.commonName) }
+}
+
+/// Why a chain was not trusted: a one-line reason and the certificates seen (leaf first).
+public struct ChainFailure: Error, Sendable {
+    public let reason: String
+    public let names: [String]
+}
+
+/// Path validation through OpenSSL at a given time, then Apple's policy, with a cache.
+public enum ChainVerifier {
+    /// Verifies `leaf` through `intermediates` to an anchor of `store` at `time` under `policy`.
+    /// The certificates are given as DER bytes so that a cache hit never parses them.
+    public static func verify(leaf: ArraySlice<UInt8>, intermediates: [ArraySlice<UInt8>], at time: Date,
+                              policy: ChainPolicy, store: TrustStore) -> Result<VerifiedChain, ChainFailure> {
+        let key = cacheKey(leaf: leaf, intermediates: intermediates, policy: policy)
+        if let hit = store.cache.lookup(key, at: time) { return .success(hit) }
+        let result = verifyUncached(leaf: leaf, intermediates: intermediates, at: time, policy: policy, store: store)
+        if case .success(let chain) = result { store.cache.store(key, chain) }
+        return result
+    }
+
+    private static func cacheKey(leaf: ArraySlice<UInt8>, intermediates: [ArraySlice<UInt8>], policy: ChainPolicy) -> [UInt8] {
+        var material = Array(policy.leafMarker.encoded) + policy.intermediateMarker.encoded
+        material.reserveCapacity(material.count + leaf.count + intermediates.reduce(0) { $0 + $1.count + 4 })
+        for part in [leaf] + intermediates {
+            let count = UInt32(part.count)
+            material += [UInt8(count >> 24), UInt8(count >> 16 & 0xFF), UInt8(count >> 8 & 0xFF), UInt8(count & 0xFF)]
+            material += part
+        }
+        return DigestAlgorithm.sha256.hash(material)
+    }
+
+    private static func verifyUncached(leaf leafDER: ArraySlice<UInt8>, intermediates: [ArraySlice<UInt8>], at time: Date,
+                                       policy: ChainPolicy, store: TrustStore) -> Result<VerifiedChain, ChainFailure> {
+        let leaf: Certificate
+        let others: [Certificate]
+        do {
+            leaf = try Certificate(der: leafDER)
+            others = try intermediates.map { try Certificate(der: $0) }
+        } catch {
+            return .failure(ChainFailure(reason: "unreadable certificate: \(error)", names: []))
+        }
+        let seen = [leaf] + others
+        guard let x509Store = X509_STORE_new() else {
+            return .failure(ChainFailure(reason: "OpenSSL could not create a certificate store", names: seen.map(\.commonName)))
+        }
+        defer { X509_STORE_free(x509Store) }
+        for anchor in store.anchors { X509_STORE_add_cert(x509Store, anchor.certificate.x509) }
+        guard let untrusted = rd_sk_x509_new() else {
+            return .failure(ChainFailure(reason: "OpenSSL could not allocate", names: seen.map(\.commonName)))
+        }
+        defer { rd_sk_x509_free(untrusted) }
+        for certificate in others { rd_sk_x509_push(untrusted, certificate.x509) }
+        guard let context = X509_STORE_CTX_new() else {
+            return .failure(ChainFailure(reason: "OpenSSL could not allocate", names: seen.map(\.commonName)))
+        }
+        defer { X509_STORE_CTX_free(context) }
+        guard X509_STORE_CTX_init(context, x509Store, leaf.x509, untrusted) == 1 else {
+            return .failure(ChainFailure(reason: "OpenSSL: \(OpenSSL.lastError())", names: seen.map(\.commonName)))
+        }
+        X509_STORE_CTX_set_time(context, 0, time_t(time.timeIntervalSince1970.rounded(.down)))
+        if X509_verify_cert(context) != 1 {
+            let code = X509_STORE_CTX_get_error(context)
+            let depth = X509_STORE_CTX_get_error_depth(context)
+            let text = String(cString: X509_verify_cert_error_string(Int(code)))
+            let culprit = depth >= 0 && Int(depth) < seen.count ? " (\(seen[Int(depth)].commonName))" : ""
+            ERR_clear_error()
+            return .failure(ChainFailure(reason: "chain does not verify at \(RFC3339.format(time)): \(text) at depth \(depth)\(culprit)",
+                                         names: seen.map(\.commonName)))
+        }
+        // The path OpenSSL built, leaf first.
+        var built: [Certificate] = [leaf]
+        if let chain = X509_STORE_CTX_get0_chain(context) {
+            for index in 1..<max(1, Int(rd_sk_x509_num(chain))) {
+                guard let x509 = rd_sk_x509_value(chain, Int32(index)) else { continue }
+                var out: UnsafeMutablePointer<UInt8>?
+                let length = i2d_X509(x509, &out)
+                guard length > 0, let out else { continue }
+                let der = Array(UnsafeBufferPointer(start: out, count: Int(length)))
+                rd_openssl_free(out)
+                if let known = (others + store.anchors.map(\.certificate)).first(where: { $0.der == der }) {
+                    built.append(known)
+                }
+            }
+        }
+        let names = built.map(\.commonName)
+        guard built.count == 3 else {
+            return .failure(ChainFailure(reason: "\(policy.name) policy: chain has \(built.count) certificates, Apple's has 3", names: names))
+        }
+        guard built[1].hasExtension(policy.intermediateMarker) else {
+            return .failure(ChainFailure(reason: "\(policy.name) policy: intermediate \(built[1].commonName) lacks Apple's extension \(policy.intermediateMarker)", names: names))
+        }
+        guard leaf.hasExtension(policy.leafMarker) else {
+            return .failure(ChainFailure(reason: "\(policy.name) policy: leaf \(leaf.commonName) lacks Apple's extension \(policy.leafMarker)", names: names))
+        }
+        guard let anchor = store.anchor(matching: built[2].der) else {
+            return .failure(ChainFailure(reason: "chain ends in \(built[2].commonName), which is not a trust anchor", names: names))
+        }
+        do {
+            return .success(VerifiedChain(certificates: built, leafKey: try leaf.publicKey(), anchor: anchor))
+        } catch {
+            return .failure(ChainFailure(reason: "\(error)", names: names))
+        }
+    }
+}
