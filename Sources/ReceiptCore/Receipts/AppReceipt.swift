@@ -37,6 +37,14 @@ public struct AppReceipt: Sendable {
 
     /// Decodes a receipt from its DER (or BER, as Xcode writes) bytes.
     public init(derEncoded bytes: [UInt8]) throws {
+        do {
+            try self.init(decoding: bytes)
+        } catch let error as ReceiptError where !error.reason.hasPrefix("unified receipt") {
+            throw error.prefixed("unified receipt")
+        }
+    }
+
+    private init(decoding bytes: [UInt8]) throws {
         container = try SignedData(berEncoded: bytes, what: "unified receipt")
         let what = "unified receipt"
         let payload = try ASN1Reader.parseSingle(container.content, "\(what) payload")

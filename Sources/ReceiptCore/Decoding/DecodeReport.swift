@@ -1,0 +1,80 @@
+import Foundation
+
+/// The one JSON object `receiptdesk decode --json` prints: stable keys, absent values as null,
+/// dates in RFC 3339 UTC.
+public enum DecodeReport {
+    public static func json(_ artefact: DecodedArtefact, verdict: Verdict, now: Date) -> JSONValue {
+        let s = artefact.summary
+        return .object([
+            ("format", .string(s.format.rawValue)),
+            ("environment", .string(s.environment.environment.rawValue)),
+            ("environmentEvidence", .object([("source", .string(s.environment.source.rawValue)),
+                                             ("value", .string(s.environment.rawValue))])),
+            ("verdict", verdictJSON(verdict)),
+            ("bundleId", .string(s.bundleId)),
+            ("appVersion", .string(s.appVersion)),
+            ("originalAppVersion", .string(s.originalAppVersion)),
+            ("creationDate", .date(s.creationDate)),
+            ("notificationType", .string(s.notificationType)),
+            ("subtype", .string(s.subtype)),
+            ("notificationUUID", .string(s.notificationUUID)),
+            ("purchases", .array(s.purchases.map(purchaseJSON))),
+            ("renewal", s.renewal.map(renewalJSON) ?? .null),
+            ("tree", treeJSON(artefact.tree(now: now))),
+        ])
+    }
+
+    public static func verdictJSON(_ v: Verdict) -> JSONValue {
+        .object([
+            ("status", .string(v.status.rawValue)),
+            ("reason", .string(v.reason)),
+            ("chain", .array(v.chain.map { .string($0) })),
+            ("validationTime", .date(v.validationTime)),
+            ("extraAnchor", .string(v.extraAnchor)),
+        ])
+    }
+
+    public static func purchaseJSON(_ p: Purchase) -> JSONValue {
+        .object([
+            ("transactionId", .string(p.transactionId)),
+            ("originalTransactionId", .string(p.originalTransactionId)),
+            ("productId", .string(p.productId)),
+            ("quantity", .int(p.quantity)),
+            ("purchaseDate", .date(p.purchaseDate)),
+            ("originalPurchaseDate", .date(p.originalPurchaseDate)),
+            ("expiresDate", .date(p.expiresDate)),
+            ("cancellationDate", .date(p.cancellationDate)),
+            ("revocationDate", .date(p.revocationDate)),
+            ("webOrderLineItemId", .string(p.webOrderLineItemId)),
+            ("isTrialPeriod", .bool(p.isTrialPeriod)),
+            ("isInIntroOfferPeriod", .bool(p.isInIntroOfferPeriod)),
+            ("promotionalOfferId", .string(p.promotionalOfferId)),
+            ("appAccountToken", .string(p.appAccountToken)),
+            ("productType", .string(p.productType?.rawValue)),
+        ])
+    }
+
+    static func renewalJSON(_ r: RenewalInfo) -> JSONValue {
+        .object([
+            ("originalTransactionId", .string(r.originalTransactionId)),
+            ("productId", .string(r.productId)),
+            ("autoRenewProductId", .string(r.autoRenewProductId)),
+            ("autoRenewStatus", .int(r.autoRenewStatus)),
+            ("expirationIntent", .int(r.expirationIntent)),
+            ("isInBillingRetryPeriod", .bool(r.isInBillingRetryPeriod)),
+            ("gracePeriodExpiresDate", .date(r.gracePeriodExpiresDate)),
+            ("renewalDate", .date(r.renewalDate)),
+            ("recentSubscriptionStartDate", .date(r.recentSubscriptionStartDate)),
+        ])
+    }
+
+    public static func treeJSON(_ node: TreeNode) -> JSONValue {
+        .object([
+            ("label", .string(node.label)),
+            ("attribute", node.attribute.map { .int(Int64($0)) } ?? .null),
+            ("value", .string(node.value)),
+            ("warnings", .array(node.warnings.map { .object([("kind", .string($0.kind.rawValue)), ("message", .string($0.message))]) })),
+            ("children", .array(node.children.map(treeJSON))),
+        ])
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+
+/// Detects the format of raw input and decodes it: base64 (with or without line breaks), raw DER,
+/// compact JWS, notification JSON (`{"signedPayload": …}`), verifyReceipt JSON, decoded JWS payload
+/// JSON, or a legacy OpenStep plist (as text or base64).
+public enum ReceiptDecoder {
+    /// Input over this size is refused before anything is parsed.
+    public static let maxInputSize = 16 * 1024 * 1024
+
+    /// Decodes `bytes`, whatever format they are in.
+    public static func decode(_ bytes: [UInt8]) throws -> DecodedArtefact {
+        guard bytes.count <= maxInputSize else {
+            throw ReceiptError(.tooLarge, "input of \(bytes.count) bytes is over the \(maxInputSize / 1024 / 1024) MiB limit")
+        }
+        guard let first = bytes.first(where: { !isSpace($0) }) else {
+            throw ReceiptError(.unknownFormat, "input is empty")
+        }
+        if bytes[0] == 0x30 { return .unified(try AppReceipt(derEncoded: bytes)) }
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            throw ReceiptError(.badUTF8, "input is neither DER (first byte 0x\(String(first, radix: 16))) nor UTF-8 text")
+        }
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        if trimmed.hasPrefix("{") { return try decodeBraced(trimmed) }
+        if CompactJWS.looksLikeJWS(Substring(trimmed)) { return try decodeJWS(trimmed) }
+        let decoded = try Base64.decode(trimmed, "input (neither DER, JSON nor JWS, so read as base64)")
+        guard let head = decoded.first(where: { !isSpace($0) }) else {
+            throw ReceiptError(.unknownFormat, "base64 input decodes to nothing")
+        }
+        switch head {
+        case 0x30: return .unified(try AppReceipt(derEncoded: decoded))
+        case UInt8(ascii: "{"): return .legacy(try LegacyReceipt(plistBytes: decoded))
+        default:
+            throw ReceiptError(.unknownFormat, "base64 input decodes to bytes starting 0x\(String(head, radix: 16)): not a DER receipt or a legacy plist")
+        }
+    }
+
+    /// Text that starts with `{`: JSON of some kind, or a legacy receipt's OpenStep plist.
+    private static func decodeBraced(_ text: String) throws -> DecodedArtefact {
+        let bytes = Array(text.utf8)
+        let object: JSONObject
+        do {
+            object = try JSONObject(parsing: bytes, what: "JSON input")
+        } catch let error as ReceiptError {
+            // Not JSON: an OpenStep plist is the other format that starts with '{'.
+            if text.contains("purchase-info") { return .legacy(try LegacyReceipt(plistBytes: bytes)) }
+            throw error
+        }
+        if let signed = try object.string("signedPayload") {
+            return .notification(try ServerNotification(compactJWS: signed))
+        }
+        if object.has("status") { return .verifyReceiptResponse(try VerifyReceiptResponse(json: bytes)) }
+        return try classify(object, jws: nil)
+    }
+
+    private static func decodeJWS(_ text: String) throws -> DecodedArtefact {
+        let jws = try CompactJWS(compact: text, what: "JWS")
+        return try classify(try jws.payloadObject("JWS payload"), jws: jws)
+    }
+
+    /// Tells a JWS payload's kind from its members.
+    private static func classify(_ payload: JSONObject, jws: CompactJWS?) throws -> DecodedArtefact {
+        if payload.has("notificationType") { return .notification(try ServerNotification(payload: payload, jws: jws)) }
+        if payload.has("transactionId") { return .transaction(try SignedTransaction(payload: payload, jws: jws)) }
+        if payload.has("autoRenewStatus") || payload.has("autoRenewProductId") || payload.has("renewalDate") {
+            return .renewalInfo(try RenewalInfo(payload: payload, jws: jws))
+        }
+        if payload.has("receiptType") || payload.has("applicationVersion") || payload.has("originalApplicationVersion") {
+            return .appTransaction(try AppTransaction(payload: payload, jws: jws))
+        }
+        // Apple's minimal payloads carry no distinguishing member: a transaction names its app,
+        // a renewal info never does.
+        if jws != nil, payload.has("signedDate") || payload.has("environment") {
+            return payload.has("bundleId") ? .transaction(try SignedTransaction(payload: payload, jws: jws))
+                                           : .renewalInfo(try RenewalInfo(payload: payload, jws: jws))
+        }
+        throw ReceiptError(.unknownFormat, "\(payload.what): not a transaction, renewal info, app transaction or notification (members: \(payload.values.keys.sorted().prefix(8).joined(separator: ", ")))")
+    }
+
+    private static func isSpace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
+    }
+}

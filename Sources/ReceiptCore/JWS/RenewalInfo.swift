@@ -1,0 +1,79 @@
+import Foundation
+
+/// A signed subscription renewal info (`JWSRenewalInfoDecodedPayload`):
+///
+///     {"originalTransactionId":"2000001024993299","autoRenewProductId":"pro.monthly",
+///      "productId":"pro.monthly","autoRenewStatus":1,"renewalDate":1759302732000,
+///      "environment":"Sandbox","signedDate":1759302518835, …}
+public struct RenewalInfo: Sendable {
+    public let jws: CompactJWS?
+    public let payload: JSONObject
+    public let originalTransactionId: String?
+    public let productId: String?
+    public let autoRenewProductId: String?
+    /// 1 on, 0 off.
+    public let autoRenewStatus: Int64?
+    public let expirationIntent: Int64?
+    public let isInBillingRetryPeriod: Bool?
+    public let gracePeriodExpiresDate: Date?
+    public let renewalDate: Date?
+    public let recentSubscriptionStartDate: Date?
+    public let environment: EnvironmentReading
+    public let signedDate: Date?
+
+    public init(compactJWS: String) throws {
+        let jws = try CompactJWS(compact: compactJWS, what: "JWS renewal info")
+        try self.init(payload: try jws.payloadObject("JWS renewal info payload"), jws: jws)
+    }
+
+    public init(payload: JSONObject, jws: CompactJWS? = nil) throws {
+        self.jws = jws
+        self.payload = payload
+        originalTransactionId = try payload.string("originalTransactionId")
+        productId = try payload.string("productId")
+        autoRenewProductId = try payload.string("autoRenewProductId")
+        autoRenewStatus = try payload.int("autoRenewStatus")
+        expirationIntent = try payload.int("expirationIntent")
+        isInBillingRetryPeriod = try payload.bool("isInBillingRetryPeriod")
+        gracePeriodExpiresDate = try payload.millisecondsDate("gracePeriodExpiresDate")
+        renewalDate = try payload.millisecondsDate("renewalDate")
+        recentSubscriptionStartDate = try payload.millisecondsDate("recentSubscriptionStartDate")
+        environment = .named(try payload.string("environment"), source: .jwsEnvironment)
+        signedDate = try payload.millisecondsDate("signedDate")
+    }
+}
+
+/// A signed app transaction (`AppTransaction`): the app-level facts StoreKit 2 gives in place of
+/// the receipt's app fields.
+///
+///     {"bundleId":"com.example","applicationVersion":"1","originalApplicationVersion":"1",
+///      "receiptType":"Xcode","originalPurchaseDate":1697679936049,"signedDate":…}
+public struct AppTransaction: Sendable {
+    public let jws: CompactJWS?
+    public let payload: JSONObject
+    public let bundleId: String?
+    public let applicationVersion: String?
+    public let originalApplicationVersion: String?
+    public let originalPurchaseDate: Date?
+    public let receiptCreationDate: Date?
+    public let environment: EnvironmentReading
+    public let signedDate: Date?
+
+    public init(compactJWS: String) throws {
+        let jws = try CompactJWS(compact: compactJWS, what: "JWS app transaction")
+        try self.init(payload: try jws.payloadObject("JWS app transaction payload"), jws: jws)
+    }
+
+    public init(payload: JSONObject, jws: CompactJWS? = nil) throws {
+        self.jws = jws
+        self.payload = payload
+        bundleId = try payload.string("bundleId")
+        applicationVersion = try payload.string("applicationVersion")
+        originalApplicationVersion = try payload.string("originalApplicationVersion")
+        originalPurchaseDate = try payload.millisecondsDate("originalPurchaseDate")
+        receiptCreationDate = try payload.millisecondsDate("receiptCreationDate")
+        let raw = try payload.string("receiptType") ?? payload.string("environment")
+        environment = .named(raw, source: .jwsEnvironment)
+        signedDate = try payload.millisecondsDate("signedDate")
+    }
+}

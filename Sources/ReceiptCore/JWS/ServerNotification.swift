@@ -1,0 +1,63 @@
+import Foundation
+
+/// An App Store Server Notification V2: `{"signedPayload": "<JWS>"}` or the bare JWS, whose payload is
+///
+///     {"notificationType":"DID_RENEW","subtype":"…","notificationUUID":"…","version":"2.0",
+///      "signedDate":1681314324000,
+///      "data":{"appAppleId":1234,"bundleId":"com.example","bundleVersion":"1.2.3",
+///              "environment":"Sandbox","signedTransactionInfo":"<JWS>","signedRenewalInfo":"<JWS>","status":1}}
+///
+/// The nested transaction and renewal info are decoded too.
+public struct ServerNotification: Sendable {
+    public let jws: CompactJWS?
+    public let payload: JSONObject
+    public let notificationType: String?
+    public let subtype: String?
+    public let notificationUUID: String?
+    public let version: String?
+    public let signedDate: Date?
+    public let appAppleId: Int64?
+    public let bundleId: String?
+    public let bundleVersion: String?
+    public let status: Int64?
+    public let environment: EnvironmentReading
+    /// `data.signedTransactionInfo`, decoded.
+    public let transaction: SignedTransaction?
+    /// `data.signedRenewalInfo`, decoded.
+    public let renewalInfo: RenewalInfo?
+
+    public init(compactJWS: String) throws {
+        let jws = try CompactJWS(compact: compactJWS, what: "notification")
+        try self.init(payload: try jws.payloadObject("notification payload"), jws: jws)
+    }
+
+    public init(payload: JSONObject, jws: CompactJWS? = nil) throws {
+        self.jws = jws
+        self.payload = payload
+        notificationType = try payload.string("notificationType")
+        guard notificationType != nil else {
+            throw ReceiptError(.missingField, "\(payload.what): `notificationType` is missing")
+        }
+        subtype = try payload.string("subtype")
+        notificationUUID = try payload.string("notificationUUID")
+        version = try payload.string("version")
+        signedDate = try payload.millisecondsDate("signedDate")
+        let data = try payload.object("data") ?? payload.object("summary")
+        appAppleId = try data?.int("appAppleId")
+        bundleId = try data?.string("bundleId")
+        bundleVersion = try data?.string("bundleVersion")
+        status = try data?.int("status")
+        environment = .named(try data?.string("environment"), source: .jwsEnvironment)
+        // A nested value that is not compact JWS (as in Apple's unsigned samples) is left undecoded.
+        if let nested = try data?.string("signedTransactionInfo"), CompactJWS.looksLikeJWS(Substring(nested)) {
+            transaction = try SignedTransaction(compactJWS: nested)
+        } else {
+            transaction = nil
+        }
+        if let nested = try data?.string("signedRenewalInfo"), CompactJWS.looksLikeJWS(Substring(nested)) {
+            renewalInfo = try RenewalInfo(compactJWS: nested)
+        } else {
+            renewalInfo = nil
+        }
+    }
+}

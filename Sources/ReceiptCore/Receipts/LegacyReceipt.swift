@@ -1,0 +1,339 @@
+import Foundation
+
+/// A legacy iOS 6 `transactionReceipt`: base64 of an OpenStep plist envelope
+///
+///     {
+///         "signature" = "<base64 LegacySignatureBlob>";
+///         "purchase-info" = "<base64 of another OpenStep plist>";
+///         "environment" = "Sandbox";        // absent in production
+///         "pod" = "100";
+///         "signing-status" = "0";
+///     }
+///
+/// whose `purchase-info` plist holds string values only:
+///
+///     { "transaction-id" = "1000000046178817"; "product-id" = "com.example.pro";
+///       "purchase-date-ms" = "1335798355868"; "purchase-date" = "2012-04-30 15:05:55 Etc/GMT"; … }
+///
+/// Every envelope and purchase-info entry is kept in order; the known purchase-info keys are
+/// also typed. The raw purchase-info bytes are kept because the signature covers them.
+public struct LegacyReceipt: Sendable {
+    /// Every envelope entry in the order written, known keys included.
+    public let envelope: [PlistEntry]
+    /// The decoded `signature`, nil when the receipt carries none.
+    public let signature: LegacySignatureBlob?
+    /// The envelope's `environment` as written ("Sandbox"); nil when absent (production).
+    public let environmentRaw: String?
+    /// The envelope's `pod` as written.
+    public let pod: String?
+    /// The envelope's `signing-status` as written.
+    public let signingStatus: String?
+    /// The base64-decoded `purchase-info`: the bytes the signature covers.
+    public let purchaseInfoBytes: [UInt8]
+    /// Every purchase-info entry in the order written, known and unknown.
+    public let purchaseInfo: [PlistEntry]
+
+    public private(set) var transactionId: String?
+    public private(set) var originalTransactionId: String?
+    public private(set) var productId: String?
+    public private(set) var quantity: Int64?
+    /// `bid`: the app's bundle identifier.
+    public private(set) var bundleId: String?
+    /// `bvrs`: the app's bundle version (CFBundleVersion).
+    public private(set) var bundleVersion: String?
+    public private(set) var itemId: String?
+    public private(set) var appItemId: String?
+    public private(set) var versionExternalIdentifier: String?
+    /// From `purchase-date-ms`, else `purchase-date`.
+    public private(set) var purchaseDate: Date?
+    /// `purchase-date-pst` as written ("2012-04-30 08:05:55 America/Los_Angeles").
+    public private(set) var purchaseDatePST: String?
+    /// From `original-purchase-date-ms`, else `original-purchase-date`.
+    public private(set) var originalPurchaseDate: Date?
+    /// `original-purchase-date-pst` as written.
+    public private(set) var originalPurchaseDatePST: String?
+    /// From `expires-date-ms`, else `expires-date` (milliseconds or a GMT date), else
+    /// `expires-date-formatted`.
+    public private(set) var expiresDate: Date?
+    /// From `cancellation-date-ms`, else `cancellation-date` (milliseconds or a GMT date).
+    public private(set) var cancellationDate: Date?
+    public private(set) var webOrderLineItemId: String?
+    public private(set) var uniqueIdentifier: String?
+    public private(set) var uniqueVendorIdentifier: String?
+    public private(set) var isTrialPeriod: Bool?
+    public private(set) var isInIntroOfferPeriod: Bool?
+
+    /// The purchase-info keys this decoder gives a meaning to.
+    public static let knownPurchaseInfoKeys: Set<String> = [
+        "transaction-id", "original-transaction-id", "product-id", "quantity", "bid", "bvrs", "item-id",
+        "app-item-id", "version-external-identifier", "purchase-date", "purchase-date-ms", "purchase-date-pst",
+        "original-purchase-date", "original-purchase-date-ms", "original-purchase-date-pst", "expires-date",
+        "expires-date-ms", "expires-date-formatted", "cancellation-date", "cancellation-date-ms",
+        "web-order-line-item-id", "unique-identifier", "unique-vendor-identifier", "is-trial-period",
+        "is-in-intro-offer-period",
+    ]
+
+    /// Decodes a receipt from its base64 text, as an app sends it; whitespace and line breaks
+    /// anywhere in the text are ignored.
+    public init(base64: String) throws {
+        try self.init(plistBytes: try LegacyBase64.decode(base64, what: "legacy receipt: receipt text"))
+    }
+
+    /// Decodes a receipt from the envelope plist's bytes (the base64 already undone).
+    public init(plistBytes: [UInt8]) throws {
+        let what = "legacy receipt"
+        guard let envelope = try PlistValue(openStep: plistBytes, context: what).entries else {
+            throw ReceiptError(.unexpectedTag, "\(what): the envelope is not a dictionary")
+        }
+        func text(_ key: String) throws -> String? {
+            guard let value = envelope.first(where: { $0.key == key })?.value else { return nil }
+            guard let text = value.stringValue else {
+                throw ReceiptError(.unexpectedTag, "\(what): envelope key '\(key)' is \(value.kindName), expected a string")
+            }
+            return text
+        }
+        self.envelope = envelope
+        environmentRaw = try text("environment")
+        pod = try text("pod")
+        signingStatus = try text("signing-status")
+        if let signatureText = try text("signature") {
+            let blob = try LegacyBase64.decode(signatureText, what: "\(what): envelope key 'signature'")
+            signature = try LegacySignatureBlob(bytes: blob)
+        } else {
+            signature = nil
+        }
+        guard let infoText = try text("purchase-info") else {
+            throw ReceiptError(.missingField, "\(what): envelope key 'purchase-info' is missing")
+        }
+        purchaseInfoBytes = try LegacyBase64.decode(infoText, what: "\(what): envelope key 'purchase-info'")
+        guard let info = try PlistValue(openStep: purchaseInfoBytes, context: "\(what) purchase-info").entries else {
+            throw ReceiptError(.unexpectedTag, "\(what): purchase-info is not a dictionary")
+        }
+        purchaseInfo = info
+        try readPurchaseInfo()
+    }
+
+    /// Types the known purchase-info keys; a malformed value is an error naming its key.
+    private mutating func readPurchaseInfo() throws {
+        let fields = LegacyFields(entries: purchaseInfo)
+        transactionId = try fields.text("transaction-id")
+        originalTransactionId = try fields.text("original-transaction-id")
+        productId = try fields.text("product-id")
+        quantity = try fields.integer("quantity")
+        bundleId = try fields.text("bid")
+        bundleVersion = try fields.text("bvrs")
+        itemId = try fields.text("item-id")
+        appItemId = try fields.text("app-item-id")
+        versionExternalIdentifier = try fields.text("version-external-identifier")
+        webOrderLineItemId = try fields.text("web-order-line-item-id")
+        uniqueIdentifier = try fields.text("unique-identifier")
+        uniqueVendorIdentifier = try fields.text("unique-vendor-identifier")
+        isTrialPeriod = try fields.flag("is-trial-period")
+        isInIntroOfferPeriod = try fields.flag("is-in-intro-offer-period")
+        // Every date key present is checked, then the -ms form wins.
+        let purchaseMs = try fields.milliseconds("purchase-date-ms")
+        let purchaseGMT = try fields.gmtDate("purchase-date")
+        purchaseDate = purchaseMs ?? purchaseGMT
+        purchaseDatePST = try fields.zonedText("purchase-date-pst")
+        let originalMs = try fields.milliseconds("original-purchase-date-ms")
+        let originalGMT = try fields.gmtDate("original-purchase-date")
+        originalPurchaseDate = originalMs ?? originalGMT
+        originalPurchaseDatePST = try fields.zonedText("original-purchase-date-pst")
+        let expiresMs = try fields.milliseconds("expires-date-ms")
+        let expiresPlain = try fields.millisecondsOrGMT("expires-date")
+        let expiresFormatted = try fields.gmtDate("expires-date-formatted")
+        expiresDate = expiresMs ?? expiresPlain ?? expiresFormatted
+        let cancellationMs = try fields.milliseconds("cancellation-date-ms")
+        let cancellationPlain = try fields.millisecondsOrGMT("cancellation-date")
+        cancellationDate = cancellationMs ?? cancellationPlain
+    }
+
+    /// Where the receipt says it comes from: the `environment` key, whose absence means production.
+    public var environment: EnvironmentReading {
+        guard let environmentRaw else {
+            return EnvironmentReading(.production, source: .legacyEnvironmentKey, rawValue: nil)
+        }
+        return .named(environmentRaw, source: .legacyEnvironmentKey)
+    }
+
+    /// The purchase-info value for `key` as written, if present.
+    public func purchaseInfoValue(_ key: String) -> String? {
+        purchaseInfo.first { $0.key == key }?.value.stringValue
+    }
+
+    /// This purchase in the shape shared by every format. Legacy receipts do not state a
+    /// product type, so `productType` stays nil.
+    public var purchase: Purchase {
+        var p = Purchase()
+        p.transactionId = transactionId
+        p.originalTransactionId = originalTransactionId
+        p.productId = productId
+        p.quantity = quantity
+        p.purchaseDate = purchaseDate
+        p.originalPurchaseDate = originalPurchaseDate
+        p.expiresDate = expiresDate
+        p.cancellationDate = cancellationDate
+        p.webOrderLineItemId = webOrderLineItemId
+        p.isTrialPeriod = isTrialPeriod
+        p.isInIntroOfferPeriod = isInIntroOfferPeriod
+        return p
+    }
+}
+
+/// Typed reads of purchase-info values, each error naming the key.
+private struct LegacyFields {
+    let entries: [PlistEntry]
+
+    private func fail(_ key: String, _ message: String) -> ReceiptError {
+        ReceiptError(.badValue, "legacy receipt: purchase-info key '\(key)' \(message)")
+    }
+
+    private static func quoted(_ text: String) -> String {
+        text.count > 48 ? "'\(text.prefix(48))…'" : "'\(text)'"
+    }
+
+    /// The string value; another kind of value is an error.
+    func text(_ key: String) throws -> String? {
+        guard let value = entries.first(where: { $0.key == key })?.value else { return nil }
+        guard let text = value.stringValue else {
+            throw ReceiptError(.unexpectedTag, "legacy receipt: purchase-info key '\(key)' is \(value.kindName), expected a string")
+        }
+        return text
+    }
+
+    /// A date's text: an empty value counts as absent, as Apple writes empty dates elsewhere.
+    private func dateText(_ key: String) throws -> String? {
+        guard let text = try text(key), !text.isEmpty else { return nil }
+        return text
+    }
+
+    func integer(_ key: String) throws -> Int64? {
+        guard let text = try text(key) else { return nil }
+        guard !text.isEmpty, text.utf8.allSatisfy({ (48...57).contains($0) }), let value = Int64(text) else {
+            throw fail(key, "is not a whole number: \(Self.quoted(text))")
+        }
+        return value
+    }
+
+    func flag(_ key: String) throws -> Bool? {
+        guard let text = try text(key) else { return nil }
+        switch text.lowercased() {
+        case "true", "1", "yes": return true
+        case "false", "0", "no": return false
+        default: throw fail(key, "is not true or false: \(Self.quoted(text))")
+        }
+    }
+
+    /// UNIX milliseconds, as the `-ms` keys write them.
+    func milliseconds(_ key: String) throws -> Date? {
+        guard let text = try dateText(key) else { return nil }
+        guard let date = Self.parseMilliseconds(text) else {
+            throw fail(key, "is not a whole number of milliseconds: \(Self.quoted(text))")
+        }
+        return date
+    }
+
+    /// `2012-04-30 15:05:55 Etc/GMT` (also `GMT`, `UTC`, `Etc/UTC`).
+    func gmtDate(_ key: String) throws -> Date? {
+        guard let text = try dateText(key) else { return nil }
+        guard let date = Self.parseGMT(text) else {
+            throw fail(key, "is not a date like '2012-04-30 15:05:55 Etc/GMT': \(Self.quoted(text))")
+        }
+        return date
+    }
+
+    /// Older auto-renewable receipts write milliseconds under the plain key, others a GMT date.
+    func millisecondsOrGMT(_ key: String) throws -> Date? {
+        guard let text = try dateText(key) else { return nil }
+        guard let date = Self.parseMilliseconds(text) ?? Self.parseGMT(text) else {
+            throw fail(key, "is neither milliseconds nor a date like '2012-04-30 15:05:55 Etc/GMT': \(Self.quoted(text))")
+        }
+        return date
+    }
+
+    /// A local date with a zone name (`2012-04-30 08:05:55 America/Los_Angeles`), checked for
+    /// shape and kept as text: converting it would need a time-zone database, and the GMT and
+    /// `-ms` keys already say the instant.
+    func zonedText(_ key: String) throws -> String? {
+        guard let text = try dateText(key) else { return nil }
+        let parts = text.split(separator: " ", omittingEmptySubsequences: false)
+        guard parts.count == 3, !parts[2].isEmpty, RFC3339.parse("\(parts[0])T\(parts[1])Z") != nil,
+              parts[1].count == 8 else {
+            throw fail(key, "is not a date like '2012-04-30 08:05:55 America/Los_Angeles': \(Self.quoted(text))")
+        }
+        return text
+    }
+
+    static func parseMilliseconds(_ text: String) -> Date? {
+        guard (1...15).contains(text.utf8.count), text.utf8.allSatisfy({ (48...57).contains($0) }),
+              let ms = Int64(text) else { return nil }
+        return RFC3339.fromMilliseconds(Double(ms))
+    }
+
+    static func parseGMT(_ text: String) -> Date? {
+        for zone in [" Etc/GMT", " GMT", " Etc/UTC", " UTC"] where text.hasSuffix(zone) {
+            let stamp = text.dropLast(zone.count)
+            guard stamp.utf8.count == 19 else { return nil }
+            return RFC3339.parse(String(stamp) + "Z")
+        }
+        return nil
+    }
+}
+
+/// Standard base64 (RFC 4648 §4) as legacy receipts use it: whitespace anywhere is ignored and
+/// `=` padding is optional, but any other character, or data after padding, is an error that
+/// names its byte offset in the text.
+private enum LegacyBase64 {
+    static func decode(_ text: String, what: String) throws -> [UInt8] {
+        let utf8 = text.utf8
+        guard utf8.count <= OpenStepPlist.maxInputBytes * 2 else {
+            throw ReceiptError(.tooLarge, "\(what) is \(utf8.count) bytes of text, over the limit")
+        }
+        var out: [UInt8] = []
+        out.reserveCapacity(utf8.count / 4 * 3)
+        var accumulator: UInt32 = 0
+        var bits = 0
+        var symbols = 0
+        var padding = 0
+        for (offset, byte) in utf8.enumerated() {
+            if byte == 0x20 || (0x09...0x0D).contains(byte) { continue }
+            if byte == UInt8(ascii: "=") {
+                padding += 1
+                guard padding <= 2 else { throw ReceiptError(.badBase64, "\(what) is not base64: too much '=' padding at byte \(offset)") }
+                continue
+            }
+            guard padding == 0 else {
+                throw ReceiptError(.badBase64, "\(what) is not base64: data after '=' padding at byte \(offset)")
+            }
+            guard let value = sextet(byte) else {
+                let shown = (0x21...0x7E).contains(byte) ? "'\(Character(UnicodeScalar(byte)))'" : "byte 0x\(String(byte, radix: 16))"
+                throw ReceiptError(.badBase64, "\(what) is not base64: \(shown) at byte \(offset)")
+            }
+            accumulator = (accumulator << 6 | UInt32(value)) & 0xFFFF
+            bits += 6
+            symbols += 1
+            if bits >= 8 {
+                bits -= 8
+                out.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
+            }
+        }
+        guard symbols % 4 != 1 else {
+            throw ReceiptError(.badBase64, "\(what) is not base64: ends with a lone character at byte \(utf8.count)")
+        }
+        guard padding == 0 || (symbols + padding) % 4 == 0 else {
+            throw ReceiptError(.badBase64, "\(what) is not base64: wrong '=' padding at byte \(utf8.count)")
+        }
+        return out
+    }
+
+    private static func sextet(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"): return byte - UInt8(ascii: "A")
+        case UInt8(ascii: "a")...UInt8(ascii: "z"): return byte - UInt8(ascii: "a") + 26
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0") + 52
+        case UInt8(ascii: "+"): return 62
+        case UInt8(ascii: "/"): return 63
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,184 @@
+import Foundation
+
+/// Checks what a decoded artefact claims: signature, chain to a trust anchor at the artefact's own
+/// time, Apple's chain policy, and the expectations given (bundle id, device). Never throws for an
+/// untrusted artefact: the answer is always a `Verdict`.
+public struct ReceiptVerifier: Sendable {
+    public let trust: TrustStore
+    /// The device identifier (16 bytes of the identifierForVendor UUID) to check the receipt hash
+    /// against, when known.
+    public var deviceIdentifier: UUID?
+    /// Bundle ids the artefact must belong to; empty accepts any.
+    public var expectedBundleIds: Set<String>
+
+    public init(trust: TrustStore, deviceIdentifier: UUID? = nil, expectedBundleIds: Set<String> = []) {
+        self.trust = trust
+        self.deviceIdentifier = deviceIdentifier
+        self.expectedBundleIds = expectedBundleIds
+    }
+
+    /// The verdict on any artefact.
+    public func verify(_ artefact: DecodedArtefact) -> Verdict {
+        switch artefact {
+        case .unified(let receipt): return verify(receipt)
+        case .legacy(let receipt):
+            return checkBundle(receipt.verify(trust: trust), receipt.bundleId)
+        case .transaction(let transaction):
+            return verifyJWS(transaction.jws, environment: transaction.environment, signedDate: transaction.signedDate,
+                             bundleId: transaction.bundleId, what: "transaction")
+        case .renewalInfo(let info):
+            return verifyJWS(info.jws, environment: info.environment, signedDate: info.signedDate, bundleId: nil, what: "renewal info")
+        case .appTransaction(let app):
+            return verifyJWS(app.jws, environment: app.environment, signedDate: app.signedDate, bundleId: app.bundleId, what: "app transaction")
+        case .notification(let notification): return verify(notification)
+        case .verifyReceiptResponse(let response):
+            return Verdict(.unsigned, "Apple's verifyReceipt answer (status \(response.status): \(VerifyReceiptStatus.meaning(response.status))) carries no signature of its own; re-verify the receipt itself")
+        }
+    }
+
+    /// The verdict on a unified receipt.
+    public func verify(_ receipt: AppReceipt) -> Verdict {
+        let container = receipt.container
+        guard let signer = container.signers.first else {
+            return Verdict(.invalid, "unified receipt has no signer")
+        }
+        if receipt.environment.environment == .xcode || isStoreKitTesting(container) {
+            return xcodeVerdict(receipt, signer)
+        }
+        guard let digest = signer.digest else {
+            return Verdict(.invalid, "digest algorithm \(signer.digestAlgorithmOID) is neither SHA-1 nor SHA-256")
+        }
+        guard let leafIndex = SignerCertificate.index(of: signer, in: container.certificates) else {
+            return Verdict(.invalid, "the signer's certificate is not among the receipt's \(container.certificates.count) certificates")
+        }
+        guard let creationDate = receipt.creationDate else {
+            return Verdict(.invalid, "no receipt creation date (field 12) to validate the chain at")
+        }
+        var intermediates = container.certificates
+        let leaf = intermediates.remove(at: leafIndex)
+        let chain: VerifiedChain
+        switch ChainVerifier.verify(leaf: leaf, intermediates: intermediates, at: creationDate, policy: .appStore, store: trust) {
+        case .failure(let failure):
+            return Verdict(.invalid, failure.reason, chain: failure.names, validationTime: creationDate)
+        case .success(let verified): chain = verified
+        }
+        let extra = chain.anchor.isBundledApple ? nil : chain.anchor.certificate.commonName
+        func invalid(_ reason: String) -> Verdict {
+            Verdict(.invalid, reason, chain: chain.names, validationTime: creationDate, extraAnchor: extra)
+        }
+        if let attributes = signer.signedAttributes {
+            guard signer.messageDigest == digest.hash(container.content) else {
+                return invalid("the signed message digest does not match the content: the receipt was changed after signing")
+            }
+            guard chain.leafKey.verify(signature: signer.signature, message: attributes, digest: digest) else {
+                return invalid("signature over the signed attributes does not verify with \(chain.names[0])")
+            }
+        } else if !chain.leafKey.verify(signature: signer.signature, message: container.content, digest: digest) {
+            return invalid("signature does not match the content: the receipt was changed after signing, or signed by another key")
+        }
+        if let mismatch = bundleMismatch(receipt.bundleId) { return invalid(mismatch) }
+        if let deviceIdentifier {
+            guard receipt.matchesDevice(deviceIdentifier.bytes) else {
+                return invalid("device hash (field 5) does not match device \(deviceIdentifier.uuidString)")
+            }
+        }
+        let anchorNote = extra.map { ", trusted through the extra anchor \"\($0)\"" } ?? ""
+        let deviceNote = deviceIdentifier.map { ", device hash matches \($0.uuidString)" } ?? ""
+        return Verdict(.valid, "signature (\(digest.rawValue), RSA) and chain valid at \(RFC3339.format(creationDate))\(anchorNote)\(deviceNote)",
+                       chain: chain.names, validationTime: creationDate, extraAnchor: extra)
+    }
+
+    /// The verdict on a notification: its own signature, then the nested signed transaction and renewal info.
+    public func verify(_ notification: ServerNotification) -> Verdict {
+        let outer = verifyJWS(notification.jws, environment: notification.environment, signedDate: notification.signedDate,
+                              bundleId: notification.bundleId, what: "notification")
+        guard outer.status == .valid else { return outer }
+        let nested: [(String, Verdict)] = [
+            notification.transaction.map { t in
+                ("data.signedTransactionInfo", verifyJWS(t.jws, environment: t.environment, signedDate: t.signedDate, bundleId: t.bundleId, what: "transaction"))
+            },
+            notification.renewalInfo.map { r in
+                ("data.signedRenewalInfo", verifyJWS(r.jws, environment: r.environment, signedDate: r.signedDate, bundleId: nil, what: "renewal info"))
+            },
+        ].compactMap { $0 }
+        if let (name, verdict) = nested.first(where: { $0.1.status != .valid }) {
+            return Verdict(.invalid, "\(name): \(verdict.reason)", chain: verdict.chain, validationTime: verdict.validationTime,
+                           extraAnchor: verdict.extraAnchor)
+        }
+        return outer
+    }
+
+    /// The verdict on a StoreKit 2 JWS given its decoded facts.
+    func verifyJWS(_ jws: CompactJWS?, environment: EnvironmentReading, signedDate: Date?, bundleId: String?, what: String) -> Verdict {
+        guard let jws else {
+            return Verdict(.unsigned, "a decoded \(what) payload without its JWS carries no signature")
+        }
+        if environment.environment == .xcode || environment.environment == .localTesting || jws.keyId == "Apple_Xcode_Key" {
+            return Verdict(.unverifiable, "\(environment.environment.rawValue) \(what): signed by Xcode's local StoreKit key (kid \(jws.keyId ?? "none")), which Apple does not vouch for; it cannot be verified")
+        }
+        guard jws.algorithm == "ES256" else {
+            return Verdict(.invalid, "JWS algorithm \(jws.algorithm ?? "(none)") is not ES256")
+        }
+        guard let x5c = jws.certificateChain else {
+            return Verdict(.invalid, "invalid JWS format: the header has no x5c certificate chain")
+        }
+        guard x5c.count == 3 else {
+            return Verdict(.invalid, "invalid JWS format: x5c holds \(x5c.count) certificates, Apple's chain has 3")
+        }
+        if let mismatch = bundleMismatch(bundleId) { return Verdict(.invalid, mismatch) }
+        guard let signedDate else {
+            return Verdict(.invalid, "the \(what) has no signedDate to validate the chain at")
+        }
+        // x5c[2] is never trusted: the chain must end in one of our own anchors.
+        switch ChainVerifier.verify(leaf: x5c[0][...], intermediates: [x5c[1][...]], at: signedDate, policy: .appStore, store: trust) {
+        case .failure(let failure):
+            return Verdict(.invalid, failure.reason, chain: failure.names, validationTime: signedDate)
+        case .success(let chain):
+            let extra = chain.anchor.isBundledApple ? nil : chain.anchor.certificate.commonName
+            guard chain.leafKey.verifyES256(rawSignature: jws.signature, message: jws.signingInput) else {
+                return Verdict(.invalid, "ES256 signature does not verify with \(chain.names[0]): the \(what) was changed after signing",
+                               chain: chain.names, validationTime: signedDate, extraAnchor: extra)
+            }
+            let anchorNote = extra.map { ", trusted through the extra anchor \"\($0)\"" } ?? ""
+            return Verdict(.valid, "ES256 signature and chain valid at \(RFC3339.format(signedDate))\(anchorNote)",
+                           chain: chain.names, validationTime: signedDate, extraAnchor: extra)
+        }
+    }
+
+    private func bundleMismatch(_ bundleId: String?) -> String? {
+        guard !expectedBundleIds.isEmpty else { return nil }
+        guard let bundleId, expectedBundleIds.contains(bundleId) else {
+            return "invalid app identifier: bundle id \(bundleId ?? "(none)") is not \(expectedBundleIds.sorted().joined(separator: " or "))"
+        }
+        return nil
+    }
+
+    private func checkBundle(_ verdict: Verdict, _ bundleId: String?) -> Verdict {
+        guard verdict.status == .valid, let mismatch = bundleMismatch(bundleId) else { return verdict }
+        return Verdict(.invalid, mismatch, chain: verdict.chain, validationTime: verdict.validationTime, extraAnchor: verdict.extraAnchor)
+    }
+
+    private func isStoreKitTesting(_ container: SignedData) -> Bool {
+        guard container.certificates.count == 1, let storeKit = trust.storeKitTesting else { return false }
+        return container.certificates[0].elementsEqual(storeKit.der)
+    }
+
+    private func xcodeVerdict(_ receipt: AppReceipt, _ signer: SignerInfo) -> Verdict {
+        var note = ""
+        if isStoreKitTesting(receipt.container), let storeKit = trust.storeKitTesting, let digest = signer.digest,
+           let key = try? storeKit.publicKey() {  // an unreadable key only drops the extra note
+            let matches = key.verify(signature: signer.signature, message: receipt.container.content, digest: digest)
+            note = matches ? "; its signature matches Xcode's StoreKit certificate" : "; its signature does NOT match Xcode's StoreKit certificate"
+        }
+        return Verdict(.unverifiable, "Xcode StoreKit Testing receipt: signed locally by Xcode, which Apple does not vouch for\(note)",
+                       chain: receipt.container.certificates.compactMap { try? Certificate(der: $0).commonName },  // names only, for display
+                       validationTime: receipt.creationDate)
+    }
+}
+
+extension UUID {
+    /// The 16 bytes of the UUID, as the device hash uses them.
+    var bytes: [UInt8] {
+        withUnsafeBytes(of: uuid) { Array($0) }
+    }
+}

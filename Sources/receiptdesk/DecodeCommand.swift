@@ -1,0 +1,84 @@
+import Foundation
+import ReceiptCore
+
+/// `receiptdesk decode [FILE|-] [--json] [--trust-anchor CERT]... [--device-id UUID] [--bundle-id ID]...`
+enum DecodeCommand {
+    static func run(_ arguments: [String]) throws -> ExitStatus {
+        var args = Arguments(arguments)
+        let json = args.flag("--json")
+        let anchorPaths = try args.values("--trust-anchor")
+        let intermediatePaths = try args.values("--legacy-intermediate")
+        let deviceText = try args.value("--device-id")
+        let bundleIds = try args.values("--bundle-id")
+        let positionals = try args.finish(maxPositionals: 1)
+        let path: String
+        if let given = positionals.first {
+            path = given
+        } else if isatty(STDIN_FILENO) == 1 {
+            print(CommandRunner.usage)
+            return .usage
+        } else {
+            path = "-"
+        }
+        var device: UUID?
+        if let deviceText {
+            guard let parsed = UUID(uuidString: deviceText) else {
+                throw CommandFailure.usage("--device-id \(deviceText) is not a UUID")
+            }
+            device = parsed
+        }
+        let trust = try TrustOptions.store(anchors: anchorPaths, legacyIntermediates: intermediatePaths)
+        let verifier = ReceiptVerifier(trust: trust, deviceIdentifier: device, expectedBundleIds: Set(bundleIds))
+        let bytes = try InputReader.read(path)
+        let artefact: DecodedArtefact
+        do {
+            artefact = try ReceiptDecoder.decode(bytes)
+        } catch {
+            throw CommandFailure.badInput("\(path == "-" ? "standard input" : path): \(CommandFailure.from(error).message)")
+        }
+        let verdict = verifier.verify(artefact)
+        let now = Date()
+        if json {
+            print(DecodeReport.json(artefact, verdict: verdict, now: now).serialized())
+        } else {
+            print(ReportText.render(artefact, verdict: verdict, now: now))
+        }
+        return verdict.status == .valid ? .ok : .verificationFailed
+    }
+}
+
+/// Builds the trust store from Apple's roots and any anchors named on the command line.
+enum TrustOptions {
+    static func store(anchors: [String], legacyIntermediates: [String]) throws -> TrustStore {
+        let apple = try TrustStore.apple()
+        guard !anchors.isEmpty || !legacyIntermediates.isEmpty else { return apple }
+        func load(_ path: String, _ flag: String) throws -> Certificate {
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw CommandFailure.usage("\(flag) \(path): cannot read the file")
+            }
+            do { return try Certificate(pemOrDER: Array(data)) } catch {
+                throw CommandFailure.usage("\(flag) \(path): \(CommandFailure.from(error).message)")
+            }
+        }
+        return apple.adding(anchors: try anchors.map { try load($0, "--trust-anchor") },
+                            legacyIntermediates: try legacyIntermediates.map { try load($0, "--legacy-intermediate") })
+    }
+}
+
+/// The human-readable form of a decoded artefact: headline facts, then the tree.
+enum ReportText {
+    static func render(_ artefact: DecodedArtefact, verdict: Verdict, now: Date) -> String {
+        let summary = artefact.summary
+        var lines = [
+            "format:       \(summary.format.displayName)",
+            "environment:  \(summary.environment)",
+            "verdict:      \(verdict.status.rawValue.uppercased()): \(verdict.reason)",
+        ]
+        if !verdict.chain.isEmpty { lines.append("chain:        " + verdict.chain.joined(separator: " ← ")) }
+        if let time = verdict.validationTime { lines.append("validated at: \(RFC3339.format(time))") }
+        if let anchor = verdict.extraAnchor { lines.append("anchor:       \(anchor) (given with --trust-anchor, not Apple)") }
+        lines.append("")
+        lines += TreeTextRenderer.lines(artefact.tree(now: now))
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,43 @@
+import Foundation
+import Testing
+@testable import ReceiptCore
+
+@Suite("RFC 3339 dates and civil time")
+struct DatesTests {
+    @Test(arguments: [
+        ("2025-12-26T18:39:47Z", 1766774387.0),
+        ("2020-07-22T18:33:15+0100", 1595439195.0),
+        ("2020-07-22T18:33:15+01:00", 1595439195.0),
+        ("2020-07-22T18:33:15-05:30", 1595462595.0),
+        ("2020-07-22T18:33:15.250Z", 1595442795.25),
+        ("4001-01-01T00:00:00Z", 64092211200.0),
+        ("2024-02-29T00:00:00Z", 1709164800.0),
+    ])
+    func parses(_ text: String, _ seconds: Double) {
+        #expect(RFC3339.parse(text)?.timeIntervalSince1970 == seconds)
+    }
+
+    @Test(arguments: ["", "2025-12-26", "2025-12-26T18:39:47", "2025-13-01T00:00:00Z", "2023-02-29T00:00:00Z",
+                      "2025-12-26T18:39:47+1", "2025-12-26T18:39:47Zjunk", "2025-12-26T25:00:00Z", "yyyy-mm-ddThh:mm:ssZ"])
+    func rejects(_ text: String) {
+        #expect(RFC3339.parse(text) == nil)
+    }
+
+    @Test func formatsInUTC() {
+        #expect(RFC3339.format(Date(timeIntervalSince1970: 1766774387)) == "2025-12-26T18:39:47Z")
+        #expect(RFC3339.format(Date(timeIntervalSince1970: 1759302518.835)) == "2025-10-01T07:08:38.835Z")
+        #expect(RFC3339.format(Date(timeIntervalSince1970: -86400)) == "1969-12-31T00:00:00Z")
+    }
+
+    @Test func civilTimeRoundTrips() {
+        for seconds in stride(from: -5_000_000_000.0, through: 70_000_000_000.0, by: 987_654_321.0) {
+            let date = Date(timeIntervalSince1970: seconds)
+            #expect(CivilTime(date).date == date)
+        }
+    }
+
+    @Test func appleLegacyDateText() {
+        #expect(AppleDateText.parse("2012-04-30 15:05:55 Etc/GMT")?.timeIntervalSince1970 == 1335798355)
+        #expect(AppleDateText.parse("2012-04-30 15:05:55 America/Los_Angeles") == nil)
+    }
+}
