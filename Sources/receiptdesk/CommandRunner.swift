@@ -10,6 +10,7 @@ enum CommandRunner {
       decode [FILE|-] [--json] [--trust-anchor CERT]... [--device-id UUID] [--bundle-id ID]...
                       decode and verify a receipt, JWS, notification or verifyReceipt answer
       samples [DIR]   decode and verify every sample artefact in DIR (default Assets/Samples)
+      bench [--json]  measure decode and verify speed (make bench builds it for release)
       help            this text
 
     exit codes: 0 valid, 1 decoded but not valid, 64 usage, 65 not decodable
@@ -25,6 +26,7 @@ enum CommandRunner {
             switch command {
             case "decode": return try DecodeCommand.run(rest)
             case "samples": return try SamplesCommand.run(rest)
+            case "bench": return try BenchCommand.run(rest)
             case "help", "--help", "-h":
                 print(usage)
                 return .ok

@@ -41,3 +41,11 @@ struct DatesTests {
         #expect(AppleDateText.parse("2012-04-30 15:05:55 America/Los_Angeles") == nil)
     }
 }
+
+@Suite("Millisecond rounding")
+struct MillisecondRoundingTests {
+    @Test func carriesIntoTheNextSecond() {
+        #expect(RFC3339.format(Date(timeIntervalSince1970: 1_700_000_000.9996)) == "2023-11-14T22:13:21Z")
+        #expect(CivilTime(Date(timeIntervalSince1970: 1_700_000_000.9999999999)).nanosecond < 1_000_000_000)
+    }
+}

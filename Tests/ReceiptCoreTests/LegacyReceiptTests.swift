@@ -223,12 +223,10 @@ import Testing
     }
 }
 
-/// Loads the fixtures next to this file and builds receipts from readable parts.
+/// Loads the sample receipts (Assets/Samples) and builds receipts from readable parts.
 enum LegacyFixture {
-    static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
-
     static func text(_ name: String) throws -> String {
-        String(decoding: try Data(contentsOf: directory.appendingPathComponent(name)), as: UTF8.self)
+        try SampleFiles.text(name)
     }
 
     /// `{ "k" = "v"; … }` as bytes.
@@ -255,7 +253,7 @@ enum LegacyFixture {
 
     @Test func badOuterBase64() {
         expectLegacyError(.badBase64, ["legacy receipt", "'{'", "byte 0"]) { _ = try LegacyReceipt(base64: "{not base64}") }
-        expectLegacyError(.badBase64, ["byte 4", "lone"]) { _ = try LegacyReceipt(base64: "QUJDR") }
+        expectLegacyError(.badBase64, ["byte 5", "lone"]) { _ = try LegacyReceipt(base64: "QUJDR") }
         expectLegacyError(.badBase64, ["byte 3", "after '=' padding"]) { _ = try LegacyReceipt(base64: "QQ=B") }
     }
 
@@ -272,10 +270,11 @@ enum LegacyFixture {
     }
 
     @Test func truncatedEnvelopePlist() throws {
-        let text = try LegacyFixture.text("legacy-ios6-sandbox.b64")
-        let bytes = try LegacyReceipt(base64: text).envelope.isEmpty ? [] : Array(Data(base64Encoded: text.trimmingCharacters(in: .whitespacesAndNewlines)) ?? Data())
-        expectLegacyError(.truncated, ["legacy receipt: OpenStep plist at byte 1000", "end of input"]) {
-            _ = try LegacyReceipt(plistBytes: Array(bytes.prefix(1000)))
+        let text = try LegacyFixture.text("legacy-ios6-sandbox.b64").trimmingCharacters(in: .whitespacesAndNewlines)
+        let bytes = Array(try #require(Data(base64Encoded: text)))
+        let cut = try #require(bytes.lastIndex(of: UInt8(ascii: "}")))
+        expectLegacyError(.truncated, ["legacy receipt: OpenStep plist at byte \(cut)", "end of input"]) {
+            _ = try LegacyReceipt(plistBytes: Array(bytes.prefix(cut)))
         }
     }
 
@@ -286,14 +285,14 @@ enum LegacyFixture {
     }
 
     @Test func unterminatedStringAndBadEscapeInPurchaseInfo() {
-        expectLegacyError(.truncated, ["legacy receipt purchase-info: OpenStep plist at byte 9", "unterminated string"]) {
+        expectLegacyError(.truncated, ["legacy receipt purchase-info: OpenStep plist at byte 10", "unterminated string"]) {
             _ = try receipt(info: #"{ "bid" = "com.example"#)
         }
         expectLegacyError(.badValue, ["purchase-info", "byte 13", "unknown escape"]) { _ = try receipt(info: #"{ "bid" = "ab\x"; }"#) }
     }
 
     @Test func trailingGarbageAndDeepNesting() {
-        expectLegacyError(.trailingBytes, ["legacy receipt", "byte 28"]) {
+        expectLegacyError(.trailingBytes, ["legacy receipt", "byte 30"]) {
             _ = try LegacyReceipt(plistBytes: Array(#"{ "purchase-info" = "e30="; } junk"#.utf8))
         }
         expectLegacyError(.tooDeep, ["purchase-info", "byte 64"]) { _ = try receipt(info: String(repeating: "(", count: 10_000)) }

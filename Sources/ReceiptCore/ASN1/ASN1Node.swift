@@ -31,31 +31,24 @@ public struct ASN1Node: Sendable {
     }
 
     /// Fails with `unexpectedTag` unless this node carries `expected`.
-    public func expect(_ expected: ASN1Tag, _ what: String) throws -> ASN1Node {
+    public func expect(_ expected: ASN1Tag, _ what: @autoclosure () -> String) throws -> ASN1Node {
         guard tag == expected else {
             throw ReceiptError(.unexpectedTag,
-                               "\(what) at byte \(headerStart): expected \(expected), found \(tag)")
+                               "\(what()) at byte \(headerStart): expected \(expected), found \(tag)")
         }
         return self
     }
 
     /// The value of an INTEGER (or ENUMERATED) that fits 64 bits.
-    public func integer(_ what: String) throws -> Int64 {
-        let bytes = content
-        guard !bytes.isEmpty else {
-            throw ReceiptError(.badValue, "\(what) at byte \(headerStart): empty INTEGER")
+    public func integer(_ what: @autoclosure () -> String) throws -> Int64 {
+        try buffer.withUnsafeBufferPointer { bytes in
+            try TLVScanner.integer(bytes, contentStart..<contentEnd, at: headerStart, what)
         }
-        guard bytes.count <= 8 else {
-            throw ReceiptError(.tooLarge, "\(what) at byte \(headerStart): INTEGER of \(bytes.count) bytes does not fit 64 bits")
-        }
-        var value: Int64 = (bytes[bytes.startIndex] & 0x80) != 0 ? -1 : 0
-        for byte in bytes { value = (value << 8) | Int64(byte) }
-        return value
     }
 
     /// The dotted form of an OBJECT IDENTIFIER ("1.2.840.113549.1.7.2").
-    public func objectIdentifier(_ what: String) throws -> String {
-        try OID.dotted(content, what: "\(what) at byte \(headerStart)")
+    public func objectIdentifier(_ what: @autoclosure () -> String) throws -> String {
+        try OID.dotted(content, what: "\(what()) at byte \(headerStart)")
     }
 
     /// Whether this node is an OBJECT IDENTIFIER equal to `oid`.
@@ -64,25 +57,25 @@ public struct ASN1Node: Sendable {
     }
 
     /// The octets of an OCTET STRING, joining the segments of BER's constructed form.
-    public func octets(_ what: String) throws -> [UInt8] {
+    public func octets(_ what: @autoclosure () -> String) throws -> [UInt8] {
         if !tag.isConstructed { return Array(content) }
         var joined: [UInt8] = []
         var reader = children()
         while let segment = try reader.readIfPresent() {
             guard segment.tag.primitive == tag.primitive else {
                 throw ReceiptError(.unexpectedTag,
-                                   "\(what) at byte \(segment.headerStart): constructed string segment is \(segment.tag), not \(tag.primitive)")
+                                   "\(what()) at byte \(segment.headerStart): constructed string segment is \(segment.tag), not \(tag.primitive)")
             }
-            joined += try segment.octets(what)
+            joined += try segment.octets(what())
         }
         return joined
     }
 
     /// The text of a character string (UTF8String, IA5String, PrintableString), validated as UTF-8.
-    public func string(_ what: String) throws -> String {
-        let bytes = tag.isConstructed ? try octets(what)[...] : content
+    public func string(_ what: @autoclosure () -> String) throws -> String {
+        let bytes = tag.isConstructed ? try octets(what())[...] : content
         guard let text = String(validating: bytes, as: UTF8.self) else {
-            throw ReceiptError(.badUTF8, "\(what) at byte \(contentStart): string is not valid UTF-8")
+            throw ReceiptError(.badUTF8, "\(what()) at byte \(contentStart): string is not valid UTF-8")
         }
         return text
     }

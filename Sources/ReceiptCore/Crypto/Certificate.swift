@@ -30,8 +30,13 @@ public final class Certificate: @unchecked Sendable, CustomStringConvertible {
         let name = X509_get_subject_name(x509)
         self.subject = Certificate.oneLine(name)
         self.commonName = Certificate.commonName(name) ?? subject
-        self.notBefore = Certificate.date(X509_get0_notBefore(x509)) ?? .distantPast
-        self.notAfter = Certificate.date(X509_get0_notAfter(x509)) ?? .distantPast
+        guard let notBefore = Certificate.date(X509_get0_notBefore(x509)),
+              let notAfter = Certificate.date(X509_get0_notAfter(x509)) else {
+            X509_free(x509)
+            throw ReceiptError(.badValue, "certificate \(commonName): unreadable validity period")
+        }
+        self.notBefore = notBefore
+        self.notAfter = notAfter
     }
 
     /// Parses a PEM or DER certificate file's contents.

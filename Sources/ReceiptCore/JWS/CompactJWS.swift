@@ -17,26 +17,31 @@ public struct CompactJWS: Sendable {
     public let algorithm: String?
     /// `kid` from the header (Xcode signs with `Apple_Xcode_Key`).
     public let keyId: String?
-    /// The certificates of `x5c`, DER, leaf first; nil when the header has no `x5c`.
-    public let certificateChain: [[UInt8]]?
+    /// The certificates of `x5c` as the header writes them (standard base64 DER), leaf first;
+    /// nil when the header has no `x5c`. Decoded on demand: a warm verification needs only two.
+    public let x5c: [String]?
 
     /// The most certificates accepted in `x5c`.
     public static let maxChainLength = 8
 
     /// Parses compact JWS text. `what` names the artefact in errors ("JWS transaction").
     public init(compact raw: String, what: String = "JWS") throws {
-        let text = raw.trimmingCharacters(in: .whitespacesAndNewlines)
-        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3 else {
-            throw ReceiptError(.unknownFormat, "\(what): compact JWS has \(parts.count) parts separated by '.', expected 3")
+        var utf8 = Array(raw.utf8)
+        while let last = utf8.last, last == 0x20 || last == 0x0A || last == 0x0D || last == 0x09 { utf8.removeLast() }
+        let leading = utf8.prefix { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }.count
+        if leading > 0 { utf8.removeFirst(leading) }
+        let dots = utf8.indices.filter { utf8[$0] == UInt8(ascii: ".") }
+        guard dots.count == 2 else {
+            throw ReceiptError(.unknownFormat, "\(what): compact JWS has \(dots.count + 1) parts separated by '.', expected 3")
         }
-        guard !parts[0].isEmpty, !parts[1].isEmpty else {
+        let headerPart = utf8[..<dots[0]], payloadPart = utf8[(dots[0] + 1)..<dots[1]], signaturePart = utf8[(dots[1] + 1)...]
+        guard !headerPart.isEmpty, !payloadPart.isEmpty else {
             throw ReceiptError(.missingField, "\(what): compact JWS has an empty header or payload")
         }
-        let headerBytes = try Base64.decodeURL(parts[0], "\(what) header")
+        let headerBytes = try Base64.decodeURL(bytes: headerPart, "\(what) header")
         header = try JSONObject(parsing: headerBytes, what: "\(what) header")
-        payload = try Base64.decodeURL(parts[1], "\(what) payload")
-        signature = try Base64.decodeURL(parts[2], "\(what) signature")
+        payload = try Base64.decodeURL(bytes: payloadPart, "\(what) payload")
+        signature = try Base64.decodeURL(bytes: signaturePart, "\(what) signature")
         algorithm = try header.string("alg")
         keyId = try header.string("kid")
         if header.has("x5c") {
@@ -46,23 +51,28 @@ public struct CompactJWS: Sendable {
             guard entries.count <= CompactJWS.maxChainLength else {
                 throw ReceiptError(.tooLarge, "\(what) header: `x5c` holds \(entries.count) certificates, at most \(CompactJWS.maxChainLength) accepted")
             }
-            certificateChain = try entries.enumerated().map { index, entry in
+            x5c = try entries.enumerated().map { index, entry in
                 guard let encoded = entry as? String else {
                     throw ReceiptError(.unexpectedTag, "\(what) header: `x5c[\(index)]` is not a string")
                 }
-                return try Base64.decode(encoded, "\(what) header x5c[\(index)]")
+                return encoded
             }
         } else {
-            certificateChain = nil
+            x5c = nil
         }
-        self.text = text
+        signingInput = utf8[..<dots[1]]
+        self.text = String(decoding: utf8, as: UTF8.self)
     }
 
     /// The bytes the signature covers: ASCII `header.payload`.
-    public var signingInput: ArraySlice<UInt8> {
-        let utf8 = Array(text.utf8)
-        let end = utf8.lastIndex(of: UInt8(ascii: ".")) ?? utf8.endIndex
-        return utf8[..<end]
+    public let signingInput: ArraySlice<UInt8>
+
+    /// The DER of `x5c[index]`.
+    public func certificate(at index: Int) throws -> [UInt8] {
+        guard let x5c, x5c.indices.contains(index) else {
+            throw ReceiptError(.missingField, "JWS header: no x5c[\(index)]")
+        }
+        return try Base64.decode(x5c[index], "JWS header x5c[\(index)]")
     }
 
     /// The payload parsed as a JSON object.

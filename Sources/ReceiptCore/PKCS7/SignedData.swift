@@ -83,11 +83,13 @@ public struct SignedData: Sendable {
 ///                                   subjectKeyIdentifier [0] OCTET STRING }
 public struct SignerInfo: Sendable {
     /// The digest algorithm's OID, dotted.
-    public let digestAlgorithmOID: String
+    public var digestAlgorithmOID: String { (try? OID.dotted(digestOIDContent, what: "digest algorithm")) ?? "malformed OID" }  // checked at parse
+    private let digestOIDContent: ArraySlice<UInt8>
     /// The digest algorithm, when it is one receipts use.
     public let digest: DigestAlgorithm?
     /// The signature algorithm's OID, dotted.
-    public let signatureAlgorithmOID: String
+    public var signatureAlgorithmOID: String { (try? OID.dotted(signatureOIDContent, what: "signature algorithm")) ?? "malformed OID" }  // checked at parse
+    private let signatureOIDContent: ArraySlice<UInt8>
     /// The signature bytes.
     public let signature: [UInt8]
     /// The issuer Name (DER) and serial number content of the signer's certificate, when given that way.
@@ -111,8 +113,8 @@ public struct SignerInfo: Sendable {
             serialNumber = nil
         }
         let digestOID = try SignerInfo.algorithm(try fields.read(.sequence, "\(what) digestAlgorithm"), what: what)
-        digestAlgorithmOID = digestOID.dotted
-        digest = digestOID.encoded == OID.sha1.encoded ? .sha1 : digestOID.encoded == OID.sha256.encoded ? .sha256 : nil
+        digestOIDContent = digestOID
+        digest = digestOID.elementsEqual(OID.sha1.encoded) ? .sha1 : digestOID.elementsEqual(OID.sha256.encoded) ? .sha256 : nil
         var signedAttributes: [UInt8]?
         var messageDigest: [UInt8]?
         if let attributes = try fields.readOptional(.context(0, constructed: true)) {
@@ -132,17 +134,20 @@ public struct SignerInfo: Sendable {
         }
         self.signedAttributes = signedAttributes
         self.messageDigest = messageDigest
-        signatureAlgorithmOID = try SignerInfo.algorithm(try fields.read(.sequence, "\(what) signatureAlgorithm"), what: what).dotted
+        signatureOIDContent = try SignerInfo.algorithm(try fields.read(.sequence, "\(what) signatureAlgorithm"), what: what)
         signature = try fields.read(.octetString, "\(what) signature").octets("signature")
         _ = try fields.readOptional(.context(1, constructed: true))
         try fields.finish("\(what) SignerInfo")
     }
 
-    private static func algorithm(_ node: ASN1Node, what: String) throws -> (encoded: ArraySlice<UInt8>, dotted: String) {
+    /// The OID content of an AlgorithmIdentifier, validated.
+    private static func algorithm(_ node: ASN1Node, what: String) throws -> ArraySlice<UInt8> {
         var parts = node.children()
         let oid = try parts.read(.objectIdentifier, "\(what) algorithm")
-        return (oid.content, try oid.objectIdentifier("\(what) algorithm"))
+        guard let last = oid.content.last, last & 0x80 == 0 else {
+            throw ReceiptError(.badValue, "\(what) algorithm at byte \(oid.headerStart): malformed OBJECT IDENTIFIER")
+        }
+        return oid.content
     }
 }
 
-private func == (lhs: ArraySlice<UInt8>, rhs: [UInt8]) -> Bool { lhs.elementsEqual(rhs) }

@@ -225,6 +225,13 @@ private struct OpenStepParser {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// `\"` `\'` `\\` `\n` `\t` `\r` `\a` `\b` `\f` `\v` and the bytes they stand for.
+    private static let simpleEscapes: [UInt8: UInt8] = [
+        UInt8(ascii: "\""): 0x22, UInt8(ascii: "'"): 0x27, UInt8(ascii: "\\"): 0x5C, UInt8(ascii: "n"): 0x0A,
+        UInt8(ascii: "t"): 0x09, UInt8(ascii: "r"): 0x0D, UInt8(ascii: "a"): 0x07, UInt8(ascii: "b"): 0x08,
+        UInt8(ascii: "f"): 0x0C, UInt8(ascii: "v"): 0x0B,
+    ]
+
     private mutating func parseEscape(into out: inout [UInt8], stringStart: Int) throws {
         let escape = index
         index += 1
@@ -233,12 +240,7 @@ private struct OpenStepParser {
         }
         let letter = bytes[index]
         index += 1
-        let simple: [UInt8: UInt8] = [
-            UInt8(ascii: "\""): 0x22, UInt8(ascii: "'"): 0x27, UInt8(ascii: "\\"): 0x5C, UInt8(ascii: "n"): 0x0A,
-            UInt8(ascii: "t"): 0x09, UInt8(ascii: "r"): 0x0D, UInt8(ascii: "a"): 0x07, UInt8(ascii: "b"): 0x08,
-            UInt8(ascii: "f"): 0x0C, UInt8(ascii: "v"): 0x0B,
-        ]
-        if let byte = simple[letter] { out.append(byte); return }
+        if let byte = Self.simpleEscapes[letter] { out.append(byte); return }
         switch letter {
         case UInt8(ascii: "U"), UInt8(ascii: "u"):
             var value = try readHex4(escape: escape)
@@ -258,7 +260,7 @@ private struct OpenStepParser {
             guard let scalar = Unicode.Scalar(value) else {
                 throw error(.badValue, at: escape, "\\U\(String(value, radix: 16)) is a lone low surrogate")
             }
-            out.append(contentsOf: Array(String(Character(scalar)).utf8))
+            UTF8.encode(scalar) { out.append($0) }
         case UInt8(ascii: "0")...UInt8(ascii: "7"):
             var value = UInt32(letter - UInt8(ascii: "0"))
             var digits = 1

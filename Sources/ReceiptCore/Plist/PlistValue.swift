@@ -9,9 +9,13 @@
 /// Dictionaries keep their entries in the order written, because a receipt's key order is part of
 /// what a support person should see (and keys are unique: the parser rejects duplicates).
 public enum PlistValue: Sendable, Equatable {
+    /// Quoted or unquoted text, escapes undone.
     case string(String)
+    /// `<0a0b…>` bytes.
     case data([UInt8])
+    /// `( a, b )` elements in order.
     case array([PlistValue])
+    /// `{ k = v; }` entries in the order written.
     case dictionary([PlistEntry])
 
     /// Parses an OpenStep ASCII plist (see `OpenStepPlist` for limits and errors).
@@ -37,7 +41,7 @@ public enum PlistValue: Sendable, Equatable {
         entries?.first { $0.key == key }?.value
     }
 
-    /// "string", "data", "array" or "dictionary", for messages.
+    /// "a string", "data", "an array" or "a dictionary", for messages.
     public var kindName: String {
         switch self {
         case .string: return "a string"
@@ -60,9 +64,12 @@ public enum PlistValue: Sendable, Equatable {
 
 /// One `key = value;` of a plist dictionary.
 public struct PlistEntry: Sendable, Equatable {
+    /// The key as written, escapes undone.
     public let key: String
+    /// The value.
     public let value: PlistValue
 
+    /// Creates an entry.
     public init(key: String, value: PlistValue) {
         self.key = key
         self.value = value

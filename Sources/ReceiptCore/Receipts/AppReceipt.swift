@@ -8,13 +8,15 @@ import Foundation
 public struct AppReceipt: Sendable {
     /// The signed container.
     public let container: SignedData
+    /// The signed content: the DER `SET OF ReceiptAttribute` every attribute points into.
+    public let payload: [UInt8]
     /// Field 0 as written: Production, ProductionSandbox, Sandbox, Xcode.
     public var receiptType: String?
     public var appItemId: Int64?
     public var bundleId: String?
     /// The bundle-id attribute's value bytes (the DER UTF8String, tag and length included): the
     /// device-hash input.
-    public var bundleIdData: [UInt8] = []
+    public var bundleIdData: [UInt8]
     public var appVersion: String?
     public var opaqueValue: [UInt8]?
     public var sha1Hash: [UInt8]?
@@ -28,7 +30,7 @@ public struct AppReceipt: Sendable {
     public var originalPurchaseDate: Date?
     public var originalAppVersion: String?
     public var expirationDate: Date?
-    public var inApp: [InAppPurchase] = []
+    public var inApp: [InAppPurchase]
     /// Every app-level attribute in receipt order (in-app ones included), known and unknown.
     public let attributes: [ReceiptAttribute]
 
@@ -46,45 +48,79 @@ public struct AppReceipt: Sendable {
 
     private init(decoding bytes: [UInt8]) throws {
         container = try SignedData(berEncoded: bytes, what: "unified receipt")
-        let what = "unified receipt"
-        let payload = try ASN1Reader.parseSingle(container.content, "\(what) payload")
-        guard payload.tag == .set else {
-            throw ReceiptError(.unexpectedTag, "\(what) payload: expected SET, found \(payload.tag)")
-        }
-        var reader = payload.children()
+        let payload = container.content
+        self.payload = payload
         var attributes: [ReceiptAttribute] = []
-        while let node = try reader.readIfPresent() {
-            let field = try ReceiptAttribute(node, what: what)
-            attributes.append(field)
-            let name = "\(what): field \(field.type) (\(ReceiptFieldNames.app[field.type] ?? "unknown"))"
-            switch field.type {
-            case 0: receiptType = try field.string(name)
-            case 1: appItemId = try field.integer(name)
-            case 2:
-                bundleId = try field.string(name)
-                bundleIdData = Array(field.value)
-            case 3: appVersion = try field.string(name)
-            case 4: opaqueValue = Array(field.value)
-            case 5: sha1Hash = Array(field.value)
-            case 8: transactionDate = try field.date(name)
-            case 9: fulfillmentToolVersion = try field.integer(name)
-            case 10: ageRating = try field.string(name)
-            case 11: developerId = try field.integer(name)
-            case 12: creationDate = try field.date(name)
-            case 15: downloadId = try field.integer(name)
-            case 16: installerVersionId = try field.integer(name)
-            case 17:
-                guard inApp.count < AppReceipt.maxPurchases else {
-                    throw ReceiptError(.tooLarge, "\(what): more than \(AppReceipt.maxPurchases) in-app purchases")
-                }
-                inApp.append(try InAppPurchase(field, index: inApp.count))
-            case 18: originalPurchaseDate = try field.date(name)
-            case 19: originalAppVersion = try field.string(name)
-            case 21: expirationDate = try field.date(name)
-            default: break
+        var decoded = Fields()
+        try payload.withUnsafeBufferPointer { bytes in
+            let what = "unified receipt"
+            guard !bytes.isEmpty else { throw ReceiptError(.missingField, "\(what): the signed content is empty") }
+            let set = try TLVScanner.scan(bytes, at: 0, end: bytes.count, depth: 0, maxDepth: ASN1Limits.default.maxDepth)
+            guard set.tag == .set else {
+                throw ReceiptError(.unexpectedTag, "\(what) payload: expected SET, found \(set.tag)")
+            }
+            guard set.end == bytes.count else {
+                throw ReceiptError(.trailingBytes, "\(what) payload: \(bytes.count - set.end) unexpected byte(s) at byte \(set.end)")
+            }
+            var cursor = set.contentStart
+            while cursor < set.contentEnd {
+                let tlv = try TLVScanner.scan(bytes, at: cursor, end: set.contentEnd, depth: 1, maxDepth: ASN1Limits.default.maxDepth)
+                cursor = tlv.end
+                let field = try ReceiptAttribute.read(bytes, tlv, depth: 1, { what })
+                attributes.append(field)
+                try decoded.take(field, bytes)
             }
         }
         self.attributes = attributes
+        (receiptType, appItemId, bundleId, appVersion, transactionDate, fulfillmentToolVersion, ageRating, developerId,
+         creationDate, downloadId, installerVersionId, originalPurchaseDate, originalAppVersion, expirationDate, inApp) =
+            (decoded.receiptType, decoded.appItemId, decoded.bundleId, decoded.appVersion, decoded.transactionDate,
+             decoded.fulfillmentToolVersion, decoded.ageRating, decoded.developerId, decoded.creationDate, decoded.downloadId,
+             decoded.installerVersionId, decoded.originalPurchaseDate, decoded.originalAppVersion, decoded.expirationDate, decoded.inApp)
+        bundleIdData = decoded.bundleIdRange.map { Array(payload[$0]) } ?? []
+        opaqueValue = decoded.opaqueRange.map { Array(payload[$0]) }
+        sha1Hash = decoded.hashRange.map { Array(payload[$0]) }
+    }
+
+    /// The typed app-level fields, filled attribute by attribute.
+    private struct Fields {
+        var receiptType: String?, appItemId: Int64?, bundleId: String?, appVersion: String?
+        var bundleIdRange: Range<Int>?, opaqueRange: Range<Int>?, hashRange: Range<Int>?
+        var transactionDate: Date?, fulfillmentToolVersion: Int64?, ageRating: String?, developerId: Int64?
+        var creationDate: Date?, downloadId: Int64?, installerVersionId: Int64?, originalPurchaseDate: Date?
+        var originalAppVersion: String?, expirationDate: Date?
+        var inApp: [InAppPurchase] = []
+
+        mutating func take(_ field: ReceiptAttribute, _ bytes: UnsafeBufferPointer<UInt8>) throws {
+            // Built only when an error needs it.
+            func name() -> String { "unified receipt: field \(field.type) (\(ReceiptFieldNames.app[field.type] ?? "unknown"))" }
+            switch field.type {
+            case 0: receiptType = try field.string(bytes, name)
+            case 1: appItemId = try field.integer(bytes, name)
+            case 2:
+                bundleId = try field.string(bytes, name)
+                bundleIdRange = field.valueRange
+            case 3: appVersion = try field.string(bytes, name)
+            case 4: opaqueRange = field.valueRange
+            case 5: hashRange = field.valueRange
+            case 8: transactionDate = try field.date(bytes, name)
+            case 9: fulfillmentToolVersion = try field.integer(bytes, name)
+            case 10: ageRating = try field.string(bytes, name)
+            case 11: developerId = try field.integer(bytes, name)
+            case 12: creationDate = try field.date(bytes, name)
+            case 15: downloadId = try field.integer(bytes, name)
+            case 16: installerVersionId = try field.integer(bytes, name)
+            case 17:
+                guard inApp.count < AppReceipt.maxPurchases else {
+                    throw ReceiptError(.tooLarge, "unified receipt: more than \(AppReceipt.maxPurchases) in-app purchases")
+                }
+                inApp.append(try InAppPurchase(bytes, field, index: inApp.count))
+            case 18: originalPurchaseDate = try field.date(bytes, name)
+            case 19: originalAppVersion = try field.string(bytes, name)
+            case 21: expirationDate = try field.date(bytes, name)
+            default: break
+            }
+        }
     }
 
     /// Where the receipt says it comes from (field 0).

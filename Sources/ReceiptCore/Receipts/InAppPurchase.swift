@@ -18,8 +18,12 @@ public struct InAppPurchase: Sendable {
     public var isTrialPeriod: Bool?
     public var isInIntroOfferPeriod: Bool?
     public var promotionalOfferId: String?
-    /// Every attribute in the order the receipt holds them, known and unknown.
-    public let attributes: [ReceiptAttribute]
+    /// Every attribute in the order the receipt holds them, known and unknown (ranges into the
+    /// receipt's payload).
+    public private(set) var attributes: [ReceiptAttribute] = []
+
+    /// The most attributes one purchase may have.
+    static let maxAttributes = 256
 
     /// Attributes this decoder has no meaning for, kept raw.
     public var unknownAttributes: [ReceiptAttribute] {
@@ -27,36 +31,42 @@ public struct InAppPurchase: Sendable {
     }
 
     /// Decodes the SET inside an attribute-17 value.
-    init(_ attribute: ReceiptAttribute, index: Int) throws {
-        let what = "unified receipt: in_app[\(index)]"
-        var reader = attribute.valueReader()
-        let set = try reader.read(.set, "\(what) (field 17)")
-        try reader.finish("\(what) (field 17)")
-        var fields = set.children()
-        var attributes: [ReceiptAttribute] = []
-        while let node = try fields.readIfPresent() {
-            guard attributes.count < 256 else { throw ReceiptError(.tooLarge, "\(what): more than 256 attributes") }
-            let field = try ReceiptAttribute(node, what: what)
+    init(_ bytes: UnsafeBufferPointer<UInt8>, _ attribute: ReceiptAttribute, index: Int) throws {
+        func what() -> String { "unified receipt: in_app[\(index)]" }
+        guard let set = try attribute.inner(bytes, { "\(what()) (field 17)" }) else {
+            throw ReceiptError(.missingField, "\(what()) (field 17) at byte \(attribute.offset) is empty")
+        }
+        guard set.tag == .set else {
+            throw ReceiptError(.unexpectedTag, "\(what()) (field 17) at byte \(set.headerStart): expected SET, found \(set.tag)")
+        }
+        var cursor = set.contentStart
+        while cursor < set.contentEnd {
+            guard attributes.count < InAppPurchase.maxAttributes else {
+                throw ReceiptError(.tooLarge, "\(what()): more than \(InAppPurchase.maxAttributes) attributes")
+            }
+            let tlv = try TLVScanner.scan(bytes, at: cursor, end: set.contentEnd, depth: 6, maxDepth: ASN1Limits.default.maxDepth)
+            cursor = tlv.end
+            let field = try ReceiptAttribute.read(bytes, tlv, depth: 6, what)
             attributes.append(field)
-            let name = "\(what) field \(field.type) (\(ReceiptFieldNames.inApp[field.type] ?? "unknown"))"
+            // Built only when an error needs it.
+            func name() -> String { "\(what()) field \(field.type) (\(ReceiptFieldNames.inApp[field.type] ?? "unknown"))" }
             switch field.type {
-            case 1701: quantity = try field.integer(name)
-            case 1702: productId = try field.string(name)
-            case 1703: transactionId = try field.string(name)
-            case 1704: purchaseDate = try field.date(name)
-            case 1705: originalTransactionId = try field.string(name)
-            case 1706: originalPurchaseDate = try field.date(name)
-            case 1707: productTypeCode = try field.integer(name)
-            case 1708: expiresDate = try field.date(name)
-            case 1711: webOrderLineItemId = try field.integer(name)
-            case 1712: cancellationDate = try field.date(name)
-            case 1713: isTrialPeriod = try field.flag(name)
-            case 1719: isInIntroOfferPeriod = try field.flag(name)
-            case 1721: promotionalOfferId = try field.string(name)
+            case 1701: quantity = try field.integer(bytes, name)
+            case 1702: productId = try field.string(bytes, name)
+            case 1703: transactionId = try field.string(bytes, name)
+            case 1704: purchaseDate = try field.date(bytes, name)
+            case 1705: originalTransactionId = try field.string(bytes, name)
+            case 1706: originalPurchaseDate = try field.date(bytes, name)
+            case 1707: productTypeCode = try field.integer(bytes, name)
+            case 1708: expiresDate = try field.date(bytes, name)
+            case 1711: webOrderLineItemId = try field.integer(bytes, name)
+            case 1712: cancellationDate = try field.date(bytes, name)
+            case 1713: isTrialPeriod = try field.flag(bytes, name)
+            case 1719: isInIntroOfferPeriod = try field.flag(bytes, name)
+            case 1721: promotionalOfferId = try field.string(bytes, name)
             default: break
             }
         }
-        self.attributes = attributes
     }
 
     /// This purchase in the shape shared by every format.

@@ -33,16 +33,23 @@ public struct LegacyReceipt: Sendable {
     /// Every purchase-info entry in the order written, known and unknown.
     public let purchaseInfo: [PlistEntry]
 
+    /// `transaction-id`.
     public private(set) var transactionId: String?
+    /// `original-transaction-id`: the first purchase of this product (restores and renewals share it).
     public private(set) var originalTransactionId: String?
+    /// `product-id`.
     public private(set) var productId: String?
+    /// `quantity`.
     public private(set) var quantity: Int64?
     /// `bid`: the app's bundle identifier.
     public private(set) var bundleId: String?
     /// `bvrs`: the app's bundle version (CFBundleVersion).
     public private(set) var bundleVersion: String?
+    /// `item-id`: the product's App Store item id.
     public private(set) var itemId: String?
+    /// `app-item-id`: the app's App Store id (absent in sandbox).
     public private(set) var appItemId: String?
+    /// `version-external-identifier`: the app version's App Store id.
     public private(set) var versionExternalIdentifier: String?
     /// From `purchase-date-ms`, else `purchase-date`.
     public private(set) var purchaseDate: Date?
@@ -57,10 +64,15 @@ public struct LegacyReceipt: Sendable {
     public private(set) var expiresDate: Date?
     /// From `cancellation-date-ms`, else `cancellation-date` (milliseconds or a GMT date).
     public private(set) var cancellationDate: Date?
+    /// `web-order-line-item-id` (auto-renewable subscriptions).
     public private(set) var webOrderLineItemId: String?
+    /// `unique-identifier`: the device identifier (UDID era).
     public private(set) var uniqueIdentifier: String?
+    /// `unique-vendor-identifier`: the identifierForVendor UUID.
     public private(set) var uniqueVendorIdentifier: String?
+    /// `is-trial-period` ("true" / "false").
     public private(set) var isTrialPeriod: Bool?
+    /// `is-in-intro-offer-period` ("true" / "false").
     public private(set) var isInIntroOfferPeriod: Bool?
 
     /// The purchase-info keys this decoder gives a meaning to.

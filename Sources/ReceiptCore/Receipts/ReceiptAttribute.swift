@@ -5,100 +5,131 @@ import Foundation
 ///     ReceiptAttribute ::= SEQUENCE { type INTEGER, version INTEGER, value OCTET STRING }
 ///
 /// The OCTET STRING holds a further DER value (UTF8String, IA5String, INTEGER, or a SET for
-/// in-app purchases) or, for the opaque value and the hash, raw bytes.
+/// in-app purchases) or, for the opaque value and the hash, raw bytes. An attribute only records
+/// where its value lies in the receipt's payload (`AppReceipt.payload`), so decoding a receipt
+/// copies nothing it does not have to.
 public struct ReceiptAttribute: Sendable {
     /// Apple's attribute number (2 bundle id, 17 in-app purchase, 1703 transaction id, …).
     public let type: Int
     public let version: Int
-    /// The payload the attribute lies in, and where its value is.
-    let buffer: [UInt8]
-    let valueRange: Range<Int>
-    /// The OCTET STRING's content.
-    public var value: ArraySlice<UInt8> { buffer[valueRange] }
+    /// Where the OCTET STRING's content lies in the payload.
+    public let valueRange: Range<Int>
     /// Byte offset of the attribute in the payload, for error messages.
     public let offset: Int
 
-    init(_ node: ASN1Node, what: String) throws {
-        var fields = try node.expect(.sequence, "\(what) attribute").children()
-        let type = try fields.read(.integer, "\(what) attribute type").integer("\(what) attribute type")
-        let version = try fields.read(.integer, "\(what) attribute version").integer("\(what) attribute version")
-        let value = try fields.read(.octetString, "\(what) attribute \(type) value")
-        try fields.finish("\(what) attribute \(type)")
-        guard (0...100_000).contains(type) else {
-            throw ReceiptError(.badValue, "\(what): attribute type \(type) at byte \(node.headerStart) is out of range")
+    /// Reads the attribute SEQUENCE at `tlv`.
+    static func read(_ bytes: UnsafeBufferPointer<UInt8>, _ tlv: TLV, depth: Int, _ what: () -> String) throws -> ReceiptAttribute {
+        guard tlv.tag == .sequence else {
+            throw ReceiptError(.unexpectedTag, "\(what()) attribute at byte \(tlv.headerStart): expected SEQUENCE, found \(tlv.tag)")
         }
-        self.type = Int(type)
-        self.version = Int(clamping: version)
-        self.buffer = value.buffer
-        self.valueRange = value.contentStart..<value.contentEnd
-        self.offset = node.headerStart
+        let maxDepth = ASN1Limits.default.maxDepth
+        var cursor = tlv.contentStart
+        func next(_ expected: ASN1Tag, _ field: String) throws -> TLV {
+            guard cursor < tlv.contentEnd else {
+                throw ReceiptError(.truncated, "\(what()) attribute at byte \(tlv.headerStart): \(field) missing")
+            }
+            let part = try TLVScanner.scan(bytes, at: cursor, end: tlv.contentEnd, depth: depth + 1, maxDepth: maxDepth)
+            guard part.tag == expected else {
+                throw ReceiptError(.unexpectedTag, "\(what()) attribute \(field) at byte \(part.headerStart): expected \(expected), found \(part.tag)")
+            }
+            cursor = part.end
+            return part
+        }
+        let typeTLV = try next(.integer, "type")
+        let type = try TLVScanner.integer(bytes, typeTLV.contentStart..<typeTLV.contentEnd, at: typeTLV.headerStart) { "\(what()) attribute type" }
+        let versionTLV = try next(.integer, "version")
+        let version = try TLVScanner.integer(bytes, versionTLV.contentStart..<versionTLV.contentEnd, at: versionTLV.headerStart) { "\(what()) attribute version" }
+        let value = try next(.octetString, "value")
+        guard cursor == tlv.contentEnd else {
+            throw ReceiptError(.trailingBytes, "\(what()) attribute \(type): \(tlv.contentEnd - cursor) unexpected byte(s) at byte \(cursor)")
+        }
+        guard (0...100_000).contains(type) else {
+            throw ReceiptError(.badValue, "\(what()): attribute type \(type) at byte \(tlv.headerStart) is out of range")
+        }
+        return ReceiptAttribute(type: Int(type), version: Int(clamping: version),
+                                valueRange: value.contentStart..<value.contentEnd, offset: tlv.headerStart)
     }
 
     /// The DER value inside the OCTET STRING, or nil when the string is empty.
-    private func inner(_ what: String) throws -> ASN1Node? {
-        guard !value.isEmpty else { return nil }
-        var reader = valueReader()
-        let node = try reader.read(what)
-        try reader.finish(what)
-        return node
-    }
-
-    /// A reader over the value's content.
-    func valueReader() -> ASN1Reader {
-        ASN1Reader(buffer: buffer, from: valueRange.lowerBound, to: valueRange.upperBound, depth: 4, limits: .default)
+    func inner(_ bytes: UnsafeBufferPointer<UInt8>, _ what: () -> String) throws -> TLV? {
+        guard !valueRange.isEmpty else { return nil }
+        do {
+            let tlv = try TLVScanner.scan(bytes, at: valueRange.lowerBound, end: valueRange.upperBound, depth: 4,
+                                          maxDepth: ASN1Limits.default.maxDepth)
+            guard tlv.end == valueRange.upperBound else {
+                throw ReceiptError(.trailingBytes, "\(valueRange.upperBound - tlv.end) unexpected byte(s) at byte \(tlv.end)")
+            }
+            return tlv
+        } catch let error as ReceiptError {
+            throw error.prefixed(what())
+        }
     }
 
     /// A text field: UTF8String, IA5String or PrintableString inside. Empty text is nil.
-    func string(_ what: String) throws -> String? {
-        do {
-            guard let node = try inner(what) else { return nil }
-            switch node.tag {
-            case .utf8String, .ia5String, .printableString: break
-            default:
-                throw ReceiptError(.unexpectedTag, "\(what) holds \(node.tag), expected a string")
-            }
-            let text = try node.string(what)
-            return text.isEmpty ? nil : text
-        } catch let error as ReceiptError where !error.reason.hasPrefix(what) {
-            throw error.prefixed(what)
+    func string(_ bytes: UnsafeBufferPointer<UInt8>, _ what: () -> String) throws -> String? {
+        guard let tlv = try textTLV(bytes, what) else { return nil }
+        guard let text = String(validating: UnsafeBufferPointer(rebasing: bytes[tlv.contentStart..<tlv.contentEnd]), as: UTF8.self) else {
+            throw ReceiptError(.badUTF8, "\(what()) at byte \(tlv.contentStart): string is not valid UTF-8")
         }
+        return text
+    }
+
+    private func textTLV(_ bytes: UnsafeBufferPointer<UInt8>, _ what: () -> String) throws -> TLV? {
+        guard let tlv = try inner(bytes, what) else { return nil }
+        switch tlv.tag {
+        case .utf8String, .ia5String, .printableString: break
+        default: throw ReceiptError(.unexpectedTag, "\(what()) holds \(tlv.tag), expected a string")
+        }
+        return tlv.contentStart == tlv.contentEnd ? nil : tlv
     }
 
     /// An INTEGER field.
-    func integer(_ what: String) throws -> Int64? {
-        guard let node = try inner(what) else { return nil }
-        guard node.tag == .integer else {
-            throw ReceiptError(.unexpectedTag, "\(what) holds \(node.tag), expected INTEGER")
+    func integer(_ bytes: UnsafeBufferPointer<UInt8>, _ what: () -> String) throws -> Int64? {
+        guard let tlv = try inner(bytes, what) else { return nil }
+        guard tlv.tag == .integer else {
+            throw ReceiptError(.unexpectedTag, "\(what()) holds \(tlv.tag), expected INTEGER")
         }
-        return try node.integer(what)
+        return try TLVScanner.integer(bytes, tlv.contentStart..<tlv.contentEnd, at: tlv.headerStart, what)
     }
 
     /// A date field: an RFC 3339 string inside; empty means absent.
-    func date(_ what: String) throws -> Date? {
-        guard let text = try string(what) else { return nil }
-        guard let date = RFC3339.parse(text) else {
-            throw ReceiptError(.badValue, "\(what) is not RFC 3339: '\(text.prefix(64))'")
+    func date(_ bytes: UnsafeBufferPointer<UInt8>, _ what: () -> String) throws -> Date? {
+        guard let tlv = try textTLV(bytes, what) else { return nil }
+        let text = UnsafeBufferPointer(rebasing: bytes[tlv.contentStart..<tlv.contentEnd])
+        guard let date = RFC3339.parse(bytes: text) else {
+            throw ReceiptError(.badValue, "\(what()) is not RFC 3339: '\(String(decoding: text.prefix(64), as: UTF8.self))'")
         }
         return date
     }
 
     /// A 0/1 INTEGER flag.
-    func flag(_ what: String) throws -> Bool? {
-        try integer(what).map { $0 != 0 }
+    func flag(_ bytes: UnsafeBufferPointer<UInt8>, _ what: () -> String) throws -> Bool? {
+        try integer(bytes, what).map { $0 != 0 }
     }
 
+    /// The value bytes.
+    public func value(in payload: [UInt8]) -> ArraySlice<UInt8> { payload[valueRange] }
+
     /// The value for display: the decoded string or integer when it is one, else hex.
-    public var displayValue: String {
-        // A value that is not a DER string or integer is shown as hex: that is what it is.
-        if let node = try? inner("attribute") {
-            switch node.tag {
-            case .utf8String, .ia5String, .printableString:
-                if let text = try? node.string("attribute") { return "\"\(text)\"" }
-            case .integer:
-                if let number = try? node.integer("attribute") { return String(number) }
-            default: break
+    public func displayValue(in payload: [UInt8]) -> String {
+        payload.withUnsafeBufferPointer { bytes in
+            // A value that is not a DER string or integer is shown as hex: that is what it is.
+            if let tlv = try? inner(bytes, { "" }) {
+                switch tlv.tag {
+                case .utf8String, .ia5String, .printableString:
+                    if let text = try? string(bytes, { "" }) { return "\"\(text)\"" }
+                    if tlv.contentStart == tlv.contentEnd { return "\"\"" }
+                case .integer:
+                    if let number = try? integer(bytes, { "" }) { return String(number) }
+                default: break
+                }
             }
+            return valueRange.isEmpty ? "(empty)" : Array(payload[valueRange]).hexString
         }
-        return value.isEmpty ? "(empty)" : Array(value).hexString
+    }
+
+    /// The date in a date field, for display; nil when empty or not a date.
+    public func dateValue(in payload: [UInt8]) -> Date? {
+        payload.withUnsafeBufferPointer { bytes in try? date(bytes, { "" }) }  // nil: empty or not a date
     }
 }

@@ -1,33 +1,95 @@
 import Foundation
 
-/// Base64 and base64url decoding with one-line errors, tolerant of line breaks as receipts are
-/// often pasted wrapped.
+/// Base64 (RFC 4648 §4) and base64url (§5) decoding over UTF-8 bytes with one-line errors.
+/// Standard base64 tolerates whitespace and line breaks, as receipts are often pasted wrapped;
+/// base64url, as JWS uses it, must be unpadded and unbroken.
 public enum Base64 {
-    /// Decodes standard base64; whitespace and line breaks are ignored.
-    public static func decode(_ text: String, _ what: String) throws -> [UInt8] {
-        let compact = text.contains(where: \.isWhitespace) ? String(text.unicodeScalars.filter { !CharacterSet.whitespacesAndNewlines.contains($0) }) : text
-        guard let data = Data(base64Encoded: compact) else {
-            throw ReceiptError(.badBase64, "\(what): not valid base64 (\(compact.utf8.count) characters)")
-        }
-        return Array(data)
+    /// 0–63 for alphabet characters, 64 for whitespace, 65 for '=', 255 for anything else.
+    private static let standardTable: [UInt8] = table(plus: "+", slash: "/")
+    private static let urlTable: [UInt8] = table(plus: "-", slash: "_")
+
+    private static func table(plus: Character, slash: Character) -> [UInt8] {
+        var table = [UInt8](repeating: 255, count: 256)
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789".utf8)
+            + [plus.asciiValue ?? 0, slash.asciiValue ?? 0]
+        for (value, byte) in alphabet.enumerated() { table[Int(byte)] = UInt8(value) }
+        for space in [0x20, 0x09, 0x0A, 0x0D] { table[space] = 64 }
+        table[Int(UInt8(ascii: "="))] = 65
+        return table
+    }
+
+    /// Decodes standard base64; whitespace and line breaks are ignored, padding is optional.
+    public static func decode<Text: StringProtocol>(_ text: Text, _ what: @autoclosure () -> String) throws -> [UInt8] {
+        var text = String(text)
+        return try text.withUTF8 { try decode(bytes: $0, table: standardTable, allowSpace: true, what) }
     }
 
     /// Decodes base64url (RFC 4648 §5) without padding, as JWS uses.
-    public static func decodeURL<Text: StringProtocol>(_ text: Text, _ what: String) throws -> [UInt8] {
-        if text.contains(where: { $0 == "=" || $0 == "+" || $0 == "/" }) {
-            // Padding, '+' and '/' belong to standard base64, not base64url; refuse rather than guess.
-            throw ReceiptError(.badBase64, "\(what): not base64url (contains '=', '+' or '/')")
+    public static func decodeURL<Text: StringProtocol>(_ text: Text, _ what: @autoclosure () -> String) throws -> [UInt8] {
+        var text = String(text)
+        return try text.withUTF8 { try decode(bytes: $0, table: urlTable, allowSpace: false, what) }
+    }
+
+    /// Decodes base64url given as UTF-8 bytes.
+    public static func decodeURL(bytes: ArraySlice<UInt8>, _ what: @autoclosure () -> String) throws -> [UInt8] {
+        try bytes.withUnsafeBufferPointer { try decode(bytes: $0, table: urlTable, allowSpace: false, what) }
+    }
+
+    private static func decode(bytes: UnsafeBufferPointer<UInt8>, table: [UInt8], allowSpace: Bool,
+                               _ what: () -> String) throws -> [UInt8] {
+        var output = [UInt8](repeating: 0, count: bytes.count / 4 * 3 + 3)
+        var written = 0
+        var accumulator: UInt32 = 0
+        var count = 0
+        var padding = 0
+        try table.withUnsafeBufferPointer { table in
+            try output.withUnsafeMutableBufferPointer { out in
+                for offset in 0..<bytes.count {
+                    let byte = bytes[offset]
+                    let value = table[Int(byte)]
+                    if value < 64 {
+                        guard padding == 0 else {
+                            throw ReceiptError(.badBase64, "\(what()): base64 data after '=' padding at character \(offset)")
+                        }
+                        accumulator = accumulator << 6 | UInt32(value)
+                        count += 1
+                        if count == 4 {
+                            out[written] = UInt8(truncatingIfNeeded: accumulator >> 16)
+                            out[written + 1] = UInt8(truncatingIfNeeded: accumulator >> 8)
+                            out[written + 2] = UInt8(truncatingIfNeeded: accumulator)
+                            written += 3
+                            accumulator = 0
+                            count = 0
+                        }
+                    } else if value == 64 && allowSpace {
+                        continue
+                    } else if value == 65 && allowSpace {
+                        padding += 1
+                        guard padding <= 2 else {
+                            throw ReceiptError(.badBase64, "\(what()): too much '=' padding at character \(offset)")
+                        }
+                    } else {
+                        let shown = byte >= 0x21 && byte < 0x7F ? "'\(Character(Unicode.Scalar(byte)))'" : String(format: "byte 0x%02x", byte)
+                        throw ReceiptError(.badBase64, "\(what()): \(shown) at character \(offset) is not \(allowSpace ? "base64" : "base64url")")
+                    }
+                }
+            }
         }
-        var standard = String(text).replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        let remainder = standard.utf8.count % 4
-        guard remainder != 1 else {
-            throw ReceiptError(.badBase64, "\(what): base64url length \(standard.utf8.count) is impossible")
+        output.removeLast(output.count - written)
+        switch count {
+        case 0: break
+        case 2:
+            output.append(UInt8(truncatingIfNeeded: accumulator >> 4))
+        case 3:
+            output.append(UInt8(truncatingIfNeeded: accumulator >> 10))
+            output.append(UInt8(truncatingIfNeeded: accumulator >> 2))
+        default:
+            throw ReceiptError(.badBase64, "\(what()): base64 ends with a lone character (\(bytes.count) characters)")
         }
-        if remainder > 0 { standard += String(repeating: "=", count: 4 - remainder) }
-        guard let data = Data(base64Encoded: standard) else {
-            throw ReceiptError(.badBase64, "\(what): not valid base64url")
+        guard padding == 0 || (count + padding) % 4 == 0 else {
+            throw ReceiptError(.badBase64, "\(what()): base64 padding does not match its length")
         }
-        return Array(data)
+        return output
     }
 
     /// Encodes as base64url without padding.

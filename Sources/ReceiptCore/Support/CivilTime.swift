@@ -15,7 +15,12 @@ public struct CivilTime: Equatable, Sendable {
     /// The UTC fields of `date`.
     public init(_ date: Date) {
         let interval = date.timeIntervalSince1970
-        let whole = Int(interval.rounded(.down))
+        var whole = Int(interval.rounded(.down))
+        var nanos = Int(((interval - Double(whole)) * 1e9).rounded())
+        if nanos >= 1_000_000_000 {
+            whole += 1
+            nanos -= 1_000_000_000
+        }
         var days = whole / 86_400
         var secs = whole % 86_400
         if secs < 0 { secs += 86_400; days -= 1 }
@@ -30,7 +35,7 @@ public struct CivilTime: Equatable, Sendable {
         let m = mp < 10 ? mp + 3 : mp - 9
         self.init(year: yoe + era * 400 + (m <= 2 ? 1 : 0), month: m, day: d,
                   hour: secs / 3600, minute: secs % 3600 / 60, second: secs % 60,
-                  nanosecond: Int(((interval - Double(whole)) * 1e9).rounded()))
+                  nanosecond: nanos)
     }
 
     /// Whether every field is in range for its month (leap years included).

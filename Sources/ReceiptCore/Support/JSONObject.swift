@@ -40,20 +40,23 @@ public struct JSONObject: @unchecked Sendable {
         var depth = 0
         var inString = false
         var escaped = false
-        for (offset, byte) in bytes.enumerated() {
-            if inString {
-                if escaped { escaped = false } else if byte == 0x5C { escaped = true } else if byte == 0x22 { inString = false }
-                continue
-            }
-            switch byte {
-            case 0x22: inString = true
-            case 0x7B, 0x5B:
-                depth += 1
-                if depth > maxDepth {
-                    throw ReceiptError(.tooDeep, "\(what): JSON nested deeper than \(maxDepth) levels at byte \(offset)")
+        try bytes.withUnsafeBufferPointer { bytes in
+            for offset in 0..<bytes.count {
+                let byte = bytes[offset]
+                if inString {
+                    if escaped { escaped = false } else if byte == 0x5C { escaped = true } else if byte == 0x22 { inString = false }
+                    continue
                 }
-            case 0x7D, 0x5D: depth -= 1
-            default: break
+                switch byte {
+                case 0x22: inString = true
+                case 0x7B, 0x5B:
+                    depth += 1
+                    if depth > maxDepth {
+                        throw ReceiptError(.tooDeep, "\(what): JSON nested deeper than \(maxDepth) levels at byte \(offset)")
+                    }
+                case 0x7D, 0x5D: depth -= 1
+                default: break
+                }
             }
         }
     }

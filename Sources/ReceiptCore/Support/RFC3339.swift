@@ -63,14 +63,15 @@ public enum RFC3339 {
 
     /// `date` in UTC as `2025-12-26T18:39:47Z`, with milliseconds only when there are some.
     public static func format(_ date: Date) -> String {
-        let t = CivilTime(date)
+        // Rounded to the millisecond first, so .9996 s carries into the next second.
+        let t = CivilTime(Date(timeIntervalSince1970: (date.timeIntervalSince1970 * 1000).rounded() / 1000))
         func pad(_ n: Int, _ width: Int) -> String {
             let s = String(n)
             return String(repeating: "0", count: max(0, width - s.count)) + s
         }
         var text = "\(pad(t.year, 4))-\(pad(t.month, 2))-\(pad(t.day, 2))T\(pad(t.hour, 2)):\(pad(t.minute, 2)):\(pad(t.second, 2))"
         let millis = (t.nanosecond + 500_000) / 1_000_000
-        if millis > 0 && millis < 1000 { text += "." + pad(millis, 3) }
+        if millis > 0 { text += "." + pad(millis, 3) }
         return text + "Z"
     }
 

@@ -57,11 +57,11 @@ enum JSONTree {
         var node = TreeNode("header")
         node.children.append(TreeNode("alg", value: jws.algorithm ?? "(none)"))
         if let kid = jws.keyId { node.children.append(TreeNode("kid", value: kid)) }
-        if let chain = jws.certificateChain {
+        if let chain = jws.x5c {
             var x5c = TreeNode("x5c", value: "\(chain.count) certificate\(chain.count == 1 ? "" : "s")")
-            for (index, der) in chain.enumerated() {
+            for index in chain.indices {
                 // An unreadable certificate is shown as such; verification reports the failure.
-                let name = (try? Certificate(der: der).commonName) ?? "unreadable certificate"
+                let name = (try? Certificate(der: jws.certificate(at: index)).commonName) ?? "unreadable certificate"
                 x5c.children.append(TreeNode("x5c[\(index)]", value: name))
             }
             node.children.append(x5c)

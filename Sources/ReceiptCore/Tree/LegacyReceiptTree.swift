@@ -59,7 +59,7 @@ extension LegacyReceipt {
             }
             children.append(TreeNode(entry.key, value: Self.display(entry), warnings: warnings))
         }
-        return TreeNode("purchase-info", value: "\(purchaseInfo.count) keys, \(purchaseInfoBytes.count) bytes signed",
+        return TreeNode("purchase-info", value: "\(purchaseInfo.count) \(purchaseInfo.count == 1 ? "key" : "keys"), \(purchaseInfoBytes.count) bytes signed",
                         children: children)
     }
 

@@ -17,7 +17,7 @@ extension AppReceipt {
                 if inAppNode == nil { inAppPosition = root.children.count; inAppNode = TreeNode("in_app", attribute: 17) }
                 continue
             }
-            var node = Self.node(attribute, names: ReceiptFieldNames.app, dates: Self.appDateFields)
+            var node = Self.node(attribute, names: ReceiptFieldNames.app, dates: Self.appDateFields, payload: payload)
             switch attribute.type {
             case 0 where environment == .sandbox:
                 node.warnings.append(TreeWarning(.sandbox, "sandbox receipt: purchases here were not paid for"))
@@ -33,16 +33,16 @@ extension AppReceipt {
         if inAppNode == nil { inAppPosition = root.children.count }
         purchases.value = "\(inApp.count) purchase\(inApp.count == 1 ? "" : "s")"
         if inApp.isEmpty { purchases.warnings.append(.emptyPurchaseList) }
-        purchases.children = inApp.enumerated().map { index, purchase in Self.node(purchase, index: index, now: now) }
+        purchases.children = inApp.enumerated().map { index, purchase in Self.node(purchase, index: index, now: now, payload: payload) }
         root.children.insert(purchases, at: inAppPosition)
         return root
     }
 
-    private static func node(_ purchase: InAppPurchase, index: Int, now: Date) -> TreeNode {
+    private static func node(_ purchase: InAppPurchase, index: Int, now: Date, payload: [UInt8]) -> TreeNode {
         var node = TreeNode("in_app[\(index)]", attribute: 17,
                             value: [purchase.transactionId, purchase.productId].compactMap { $0 }.joined(separator: "  "))
         for attribute in purchase.attributes {
-            var child = Self.node(attribute, names: ReceiptFieldNames.inApp, dates: inAppDateFields)
+            var child = Self.node(attribute, names: ReceiptFieldNames.inApp, dates: inAppDateFields, payload: payload)
             if attribute.type == 1708, let expires = purchase.expiresDate, expires < now {
                 child.warnings.append(TreeWarning(.expired, "expired"))
             }
@@ -54,11 +54,10 @@ extension AppReceipt {
         return node
     }
 
-    private static func node(_ attribute: ReceiptAttribute, names: [Int: String], dates: Set<Int>) -> TreeNode {
+    private static func node(_ attribute: ReceiptAttribute, names: [Int: String], dates: Set<Int>, payload: [UInt8]) -> TreeNode {
         let name = names[attribute.type] ?? (ReceiptFieldNames.reserved.contains(attribute.type) ? "reserved" : "unknown")
-        var value = attribute.displayValue
-        // A date field was validated while decoding; a failure here can only mean "empty".
-        if dates.contains(attribute.type), let date = try? attribute.date(name) { value = RFC3339.format(date) }
+        var value = attribute.displayValue(in: payload)
+        if dates.contains(attribute.type), let date = attribute.dateValue(in: payload) { value = RFC3339.format(date) }
         var node = TreeNode(name, attribute: attribute.type, value: value)
         if name == "unknown" {
             node.warnings.append(TreeWarning(.unknownAttribute, "unknown attribute, kept raw"))

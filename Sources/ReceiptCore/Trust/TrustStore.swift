@@ -9,6 +9,11 @@ public final class TrustStore: Sendable {
         public let certificate: Certificate
         /// Whether this is one of Apple's own roots shipped with receiptdesk.
         public let isBundledApple: Bool
+
+        public init(certificate: Certificate, isBundledApple: Bool) {
+            self.certificate = certificate
+            self.isBundledApple = isBundledApple
+        }
     }
 
     /// Roots a chain may end in.
@@ -48,6 +53,10 @@ public final class TrustStore: Sendable {
                    legacyIntermediates: legacyIntermediates + extraIntermediates,
                    storeKitTesting: storeKitTesting)
     }
+
+    /// Forgets every verified chain, so the next verification pays for the chain again
+    /// (benchmarks measure the cold path with it).
+    public func clearChainCache() { cache.removeAll() }
 
     /// The anchor with this DER, if trusted.
     func anchor(matching der: [UInt8]) -> Anchor? {

@@ -119,7 +119,7 @@ public struct ReceiptVerifier: Sendable {
         guard jws.algorithm == "ES256" else {
             return Verdict(.invalid, "JWS algorithm \(jws.algorithm ?? "(none)") is not ES256")
         }
-        guard let x5c = jws.certificateChain else {
+        guard let x5c = jws.x5c else {
             return Verdict(.invalid, "invalid JWS format: the header has no x5c certificate chain")
         }
         guard x5c.count == 3 else {
@@ -129,8 +129,15 @@ public struct ReceiptVerifier: Sendable {
         guard let signedDate else {
             return Verdict(.invalid, "the \(what) has no signedDate to validate the chain at")
         }
-        // x5c[2] is never trusted: the chain must end in one of our own anchors.
-        switch ChainVerifier.verify(leaf: x5c[0][...], intermediates: [x5c[1][...]], at: signedDate, policy: .appStore, store: trust) {
+        let leaf: [UInt8], intermediate: [UInt8]
+        do {
+            leaf = try jws.certificate(at: 0)
+            intermediate = try jws.certificate(at: 1)
+        } catch {
+            return Verdict(.invalid, "invalid JWS format: \(error)")
+        }
+        // x5c[2] is never trusted (nor even read): the chain must end in one of our own anchors.
+        switch ChainVerifier.verify(leaf: leaf[...], intermediates: [intermediate[...]], at: signedDate, policy: .appStore, store: trust) {
         case .failure(let failure):
             return Verdict(.invalid, failure.reason, chain: failure.names, validationTime: signedDate)
         case .success(let chain):

@@ -1,5 +1,5 @@
 /// Finds the signer's certificate among a SignedData's certificates by issuer and serial number,
-/// read with our own DER reader:
+/// read in place with the TLV scanner:
 ///
 ///     Certificate ::= SEQUENCE { tbsCertificate TBSCertificate, … }
 ///     TBSCertificate ::= SEQUENCE { version [0] EXPLICIT INTEGER OPTIONAL, serialNumber INTEGER,
@@ -10,24 +10,32 @@ enum SignerCertificate {
             // Identified by subject key identifier: Apple never does this; take the first certificate.
             return certificates.isEmpty ? nil : 0
         }
-        return certificates.firstIndex { certificate in
-            guard let (certIssuer, certSerial) = issuerAndSerial(certificate) else { return false }
-            return certIssuer.elementsEqual(issuer) && certSerial.elementsEqual(serial)
+        return issuer.withUnsafeBufferPointer { issuerBytes in
+            serial.withUnsafeBufferPointer { serialBytes in
+                certificates.firstIndex { certificate in
+                    certificate.withUnsafeBufferPointer { matches($0, issuer: issuerBytes, serial: serialBytes) }
+                }
+            }
         }
     }
 
-    private static func issuerAndSerial(_ der: ArraySlice<UInt8>) -> (ArraySlice<UInt8>, ArraySlice<UInt8>)? {
+    private static func matches(_ der: UnsafeBufferPointer<UInt8>, issuer: UnsafeBufferPointer<UInt8>,
+                                serial: UnsafeBufferPointer<UInt8>) -> Bool {
         do {
-            let certificate = try ASN1Reader.parseSingle(Array(der), "certificate")
-            var outer = certificate.children()
-            var tbs = try outer.read(.sequence, "tbsCertificate").children()
-            _ = try tbs.readOptional(.context(0, constructed: true))
-            let serial = try tbs.read(.integer, "serialNumber")
-            _ = try tbs.read(.sequence, "signature")
-            let issuer = try tbs.read(.sequence, "issuer")
-            return (issuer.encoded, serial.content)
+            let maxDepth = ASN1Limits.default.maxDepth
+            let certificate = try TLVScanner.scan(der, at: 0, end: der.count, depth: 0, maxDepth: maxDepth)
+            let tbs = try TLVScanner.scan(der, at: certificate.contentStart, end: certificate.contentEnd, depth: 1, maxDepth: maxDepth)
+            var field = try TLVScanner.scan(der, at: tbs.contentStart, end: tbs.contentEnd, depth: 2, maxDepth: maxDepth)
+            if field.tag == .context(0, constructed: true) {
+                field = try TLVScanner.scan(der, at: field.end, end: tbs.contentEnd, depth: 2, maxDepth: maxDepth)
+            }
+            guard field.tag == .integer,
+                  UnsafeBufferPointer(rebasing: der[field.contentStart..<field.contentEnd]).elementsEqual(serial) else { return false }
+            let algorithm = try TLVScanner.scan(der, at: field.end, end: tbs.contentEnd, depth: 2, maxDepth: maxDepth)
+            let name = try TLVScanner.scan(der, at: algorithm.end, end: tbs.contentEnd, depth: 2, maxDepth: maxDepth)
+            return UnsafeBufferPointer(rebasing: der[name.headerStart..<name.end]).elementsEqual(issuer)
         } catch {
-            return nil  // an unreadable certificate simply is not the signer's
+            return false  // an unreadable certificate simply is not the signer's
         }
     }
 }

@@ -1,0 +1,125 @@
+import Foundation
+import ReceiptCore
+import StoreSimulator
+
+/// The benchmark cases: real Apple artefacts where they exist, the test CA's forgeries where a
+/// shape is needed that no public artefact has (100 purchases).
+enum BenchCases {
+    static func all(samples: String, only: String?) throws -> [Benchmark] {
+        func sample(_ name: String) throws -> [UInt8] {
+            guard let data = FileManager.default.contents(atPath: samples + "/" + name) else {
+                throw CommandFailure.usage("\(samples)/\(name): sample missing (run from the repository root or pass --samples)")
+            }
+            return Array(data)
+        }
+        let apple = try TrustStore.apple()
+        let verifier = ReceiptVerifier(trust: apple)
+        let twoPurchases = try Base64.decode(String(decoding: try sample("unified-sandbox-sha256-g5.b64"), as: UTF8.self), "sample")
+        let legacyText = String(decoding: try sample("legacy-ios6-sandbox.b64"), as: UTF8.self)
+        let jwsText = String(decoding: try sample("real-transaction-sandbox.jws"), as: UTF8.self)
+        let legacyPlist = try Base64.decode(legacyText, "legacy sample")
+
+        var cases: [Benchmark] = [
+            Benchmark(name: "decode unified 2-purchase") { _ = try AppReceipt(derEncoded: twoPurchases) },
+            Benchmark(name: "decode+verify unified 2-purchase, warm chain cache") {
+                try expectValid(verifier.verify(try AppReceipt(derEncoded: twoPurchases)))
+            },
+            Benchmark(name: "decode+verify unified 2-purchase, cold chain cache") {
+                apple.clearChainCache()
+                try expectValid(verifier.verify(try AppReceipt(derEncoded: twoPurchases)))
+            },
+            Benchmark(name: "decode legacy") { _ = try LegacyReceipt(plistBytes: legacyPlist) },
+            Benchmark(name: "decode+verify legacy, warm chain cache") {
+                try expectValid(try LegacyReceipt(plistBytes: legacyPlist).verify(trust: apple))
+            },
+            Benchmark(name: "decode JWS transaction") { _ = try SignedTransaction(compactJWS: jwsText) },
+            Benchmark(name: "decode+verify JWS transaction, warm chain cache") {
+                try expectValid(verifier.verify(.transaction(try SignedTransaction(compactJWS: jwsText))))
+            },
+            Benchmark(name: "decode+verify JWS transaction, cold chain cache") {
+                apple.clearChainCache()
+                try expectValid(verifier.verify(.transaction(try SignedTransaction(compactJWS: jwsText))))
+            },
+        ]
+        cases += try forgedCases()
+        let selected = cases.filter { only.map($0.name.contains) ?? true }
+        let floorsWanted = only.map { "OpenSSL bare RSA-2048 verify ECDSA P-256".contains($0) } ?? true
+        return selected + (floorsWanted ? try floorCases().filter { only.map($0.name.contains) ?? true } : [])
+    }
+
+    /// A 100-purchase receipt signed by the StoreSimulator's test CA (no public receipt has that shape).
+    static func forgedCases() throws -> [Benchmark] {
+        let authority = try TestCertificateAuthority.shared()
+        let trust = authority.trustStore()
+        let verifier = ReceiptVerifier(trust: trust)
+        let start = RFC3339.parse("2024-01-01T00:00:00Z") ?? Date(timeIntervalSince1970: 1_704_067_200)
+        let month: TimeInterval = 2_592_000
+        var purchases: [ReceiptPurchase] = []
+        for index in 0..<100 {
+            let purchased: Date = start.addingTimeInterval(Double(index) * month)
+            let transactionId = String(2_000_000_100_000 + index)
+            let lineItem = Int64(2_000_000_050_000 + index)
+            purchases.append(ReceiptPurchase(productId: "com.example.pro.monthly", transactionId: transactionId,
+                                             originalTransactionId: "2000000100000", purchaseDate: purchased,
+                                             expiresDate: purchased.addingTimeInterval(month),
+                                             productTypeCode: 3, webOrderLineItemId: lineItem))
+        }
+        let receipt = try UnifiedReceiptBuilder(bundleId: "com.example.app", appVersion: "42",
+                                                creationDate: start.addingTimeInterval(100 * month),
+                                                purchases: purchases).build(signedBy: authority).der
+        return [
+            Benchmark(name: "decode unified 100-purchase") { _ = try AppReceipt(derEncoded: receipt) },
+            Benchmark(name: "decode+verify unified 100-purchase, warm chain cache") {
+                try expectValid(verifier.verify(try AppReceipt(derEncoded: receipt)))
+            },
+        ]
+    }
+
+    /// OpenSSL's bare verify through the same library: one EVP digest-verify of a 32-byte message.
+    static func floorCases() throws -> [Benchmark] {
+        let message = [UInt8](repeating: 0x5A, count: 32)
+        let rsa = try PrivateKey.generateRSA(bits: 2048)
+        let rsaPublic = try rsa.publicKey()
+        let rsaSignature = try rsa.sign(message, digest: .sha256)
+        let ec = try PrivateKey.generateP256()
+        let ecPublic = try ec.publicKey()
+        let ecSignature = try ec.signES256(message)
+        return [
+            Benchmark(name: "OpenSSL bare RSA-2048 verify") {
+                guard rsaPublic.verify(signature: rsaSignature, message: message, digest: .sha256) else { throw BenchFailure.notValid("RSA floor") }
+            },
+            Benchmark(name: "OpenSSL bare ECDSA P-256 verify") {
+                guard ecPublic.verifyES256(rawSignature: ecSignature, message: message) else { throw BenchFailure.notValid("P-256 floor") }
+            },
+        ]
+    }
+
+    /// The aims of the issue as lines: each rate against its floor.
+    static func ratios(_ results: [(String, Double)]) -> [String] {
+        let rates = Dictionary(results, uniquingKeysWith: { first, _ in first })
+        func line(_ name: String, _ floor: String, aim: Double) -> String? {
+            guard let rate = rates[name], let base = rates[floor], base > 0 else { return nil }
+            let ratio = rate / base
+            return String(format: "%@ / %@ = %.0f%% (aim ≥ %.0f%%) %@", name, floor, ratio * 100, aim * 100, ratio >= aim ? "✓" : "✗")
+        }
+        var lines = [
+            line("decode+verify unified 2-purchase, warm chain cache", "OpenSSL bare RSA-2048 verify", aim: 0.5),
+            line("decode+verify JWS transaction, warm chain cache", "OpenSSL bare ECDSA P-256 verify", aim: 0.5),
+        ].compactMap { $0 }
+        if let decode = rates["decode unified 2-purchase"] {
+            lines.append(String(format: "decode unified 2-purchase: %.0f receipts/s (aim ≥ 100000) %@", decode, decode >= 100_000 ? "✓" : "✗"))
+        }
+        return lines
+    }
+
+    static func expectValid(_ verdict: Verdict) throws {
+        guard verdict.status == .valid else { throw BenchFailure.notValid(verdict.reason) }
+    }
+}
+
+enum BenchFailure: Error, CustomStringConvertible {
+    case notValid(String)
+    var description: String {
+        switch self { case .notValid(let reason): return "benchmark input did not verify: \(reason)" }
+    }
+}
