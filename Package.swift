@@ -17,6 +17,8 @@ let package = Package(
                           path: "Sources/receiptdesk"),
         .testTarget(name: "ReceiptCoreTests", dependencies: ["ReceiptCore", "StoreSimulator"],
                     path: "Tests/ReceiptCoreTests"),
+        .testTarget(name: "ReceiptDeskCLITests", dependencies: ["receiptdesk", "ReceiptCore", "StoreSimulator"],
+                    path: "Tests/ReceiptDeskCLITests"),
         .testTarget(name: "StoreSimulatorTests", dependencies: ["StoreSimulator", "ReceiptCore"],
                     path: "Tests/StoreSimulatorTests"),
     ]

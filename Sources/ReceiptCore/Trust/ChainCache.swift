@@ -16,11 +16,18 @@ final class ChainCache: @unchecked Sendable {
     private let lock = NSLock()
     private var entries: [[UInt8]: Entry] = [:]
     private let capacity = 512
+    /// Lookups answered from the cache, and chains verified in full (for tests and diagnostics).
+    private(set) var hits = 0
+    private(set) var misses = 0
 
     func lookup(_ key: [UInt8], at time: Date) -> VerifiedChain? {
         lock.lock()
         defer { lock.unlock() }
-        guard let entry = entries[key], entry.validFrom <= time, time <= entry.validUntil else { return nil }
+        guard let entry = entries[key], entry.validFrom <= time, time <= entry.validUntil else {
+            misses += 1
+            return nil
+        }
+        hits += 1
         return entry.chain
     }
 

@@ -1,0 +1,46 @@
+import Foundation
+import StoreSimulator
+import Testing
+@testable import ReceiptCore
+
+@Suite("Chain cache")
+struct ChainCacheTests {
+    func receipt(created: String, transaction: String) throws -> AppReceipt {
+        let date = try #require(RFC3339.parse(created))
+        let builder = UnifiedReceiptBuilder(bundleId: "com.example.app", appVersion: "7", creationDate: date,
+                                            purchases: [ReceiptPurchase(productId: "coins", transactionId: transaction,
+                                                                        purchaseDate: date, productTypeCode: 1)])
+        return try AppReceipt(derEncoded: try builder.build(signedBy: try TestCertificateAuthority.shared()).der)
+    }
+
+    @Test func secondReceiptFromTheSameSignerIsACacheHit() throws {
+        let trust = try TestCertificateAuthority.shared().trustStore()
+        let verifier = ReceiptVerifier(trust: trust)
+        #expect(verifier.verify(try receipt(created: "2025-03-01T10:00:00Z", transaction: "1")).status == .valid)
+        #expect(trust.cache.misses == 1 && trust.cache.hits == 0)
+        #expect(verifier.verify(try receipt(created: "2025-03-02T10:00:00Z", transaction: "2")).status == .valid)
+        #expect(trust.cache.hits == 1, "the chain was verified once")
+    }
+
+    @Test func cachedChainIsRecheckedOutsideItsValidity() throws {
+        let trust = try TestCertificateAuthority.shared().trustStore()
+        let verifier = ReceiptVerifier(trust: trust)
+        #expect(verifier.verify(try receipt(created: "2025-03-01T10:00:00Z", transaction: "1")).status == .valid)
+        let late = verifier.verify(try receipt(created: "2041-06-01T00:00:00Z", transaction: "2"))
+        #expect(late.status == .invalid, "a cache entry never extends a certificate's validity")
+        #expect(late.reason.contains("expired"))
+        let early = verifier.verify(try receipt(created: "2019-06-01T00:00:00Z", transaction: "3"))
+        #expect(early.status == .invalid)
+        #expect(early.reason.contains("not yet valid"))
+    }
+
+    @Test func clearingTheCacheForcesAFullCheck() throws {
+        let trust = try TestCertificateAuthority.shared().trustStore()
+        let verifier = ReceiptVerifier(trust: trust)
+        let first = try receipt(created: "2025-03-01T10:00:00Z", transaction: "1")
+        _ = verifier.verify(first)
+        trust.clearChainCache()
+        _ = verifier.verify(first)
+        #expect(trust.cache.misses == 2)
+    }
+}
