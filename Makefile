@@ -30,7 +30,7 @@ release: deps
 
 test: deps
 	$(SWIFT) build
-	$(SWIFT) test 2>&1 | tee .build/test.log | grep -vE '^(Test Case|\[[0-9]+/[0-9]+\]|Test Suite .* (started|passed)|✔ (Test|Suite) |◇ )' ; \
+	$(SWIFT) test 2>&1 | tee .build/test.log | grep -vE '^(Test Case|\[[0-9]+/[0-9]+\]|Test Suite .* (started|passed)|✔ Suite |✔ Test .*\) passed|◇ )' ; \
 	  exit $${PIPESTATUS[0]}
 
 bench: release
