@@ -88,7 +88,7 @@ public struct LegacyReceipt: Sendable {
     /// Decodes a receipt from its base64 text, as an app sends it; whitespace and line breaks
     /// anywhere in the text are ignored.
     public init(base64: String) throws {
-        try self.init(plistBytes: try LegacyBase64.decode(base64, what: "legacy receipt: receipt text"))
+        try self.init(plistBytes: try Base64.decode(base64, "legacy receipt: receipt text"))
     }
 
     /// Decodes a receipt from the envelope plist's bytes (the base64 already undone).
@@ -109,7 +109,7 @@ public struct LegacyReceipt: Sendable {
         pod = try text("pod")
         signingStatus = try text("signing-status")
         if let signatureText = try text("signature") {
-            let blob = try LegacyBase64.decode(signatureText, what: "\(what): envelope key 'signature'")
+            let blob = try Base64.decode(signatureText, "\(what): envelope key 'signature'")
             signature = try LegacySignatureBlob(bytes: blob)
         } else {
             signature = nil
@@ -117,7 +117,7 @@ public struct LegacyReceipt: Sendable {
         guard let infoText = try text("purchase-info") else {
             throw ReceiptError(.missingField, "\(what): envelope key 'purchase-info' is missing")
         }
-        purchaseInfoBytes = try LegacyBase64.decode(infoText, what: "\(what): envelope key 'purchase-info'")
+        purchaseInfoBytes = try Base64.decode(infoText, "\(what): envelope key 'purchase-info'")
         guard let info = try PlistValue(openStep: purchaseInfoBytes, context: "\(what) purchase-info").entries else {
             throw ReceiptError(.unexpectedTag, "\(what): purchase-info is not a dictionary")
         }
@@ -289,63 +289,5 @@ private struct LegacyFields {
             return RFC3339.parse(String(stamp) + "Z")
         }
         return nil
-    }
-}
-
-/// Standard base64 (RFC 4648 §4) as legacy receipts use it: whitespace anywhere is ignored and
-/// `=` padding is optional, but any other character, or data after padding, is an error that
-/// names its byte offset in the text.
-private enum LegacyBase64 {
-    static func decode(_ text: String, what: String) throws -> [UInt8] {
-        let utf8 = text.utf8
-        guard utf8.count <= OpenStepPlist.maxInputBytes * 2 else {
-            throw ReceiptError(.tooLarge, "\(what) is \(utf8.count) bytes of text, over the limit")
-        }
-        var out: [UInt8] = []
-        out.reserveCapacity(utf8.count / 4 * 3)
-        var accumulator: UInt32 = 0
-        var bits = 0
-        var symbols = 0
-        var padding = 0
-        for (offset, byte) in utf8.enumerated() {
-            if byte == 0x20 || (0x09...0x0D).contains(byte) { continue }
-            if byte == UInt8(ascii: "=") {
-                padding += 1
-                guard padding <= 2 else { throw ReceiptError(.badBase64, "\(what) is not base64: too much '=' padding at byte \(offset)") }
-                continue
-            }
-            guard padding == 0 else {
-                throw ReceiptError(.badBase64, "\(what) is not base64: data after '=' padding at byte \(offset)")
-            }
-            guard let value = sextet(byte) else {
-                let shown = (0x21...0x7E).contains(byte) ? "'\(Character(UnicodeScalar(byte)))'" : "byte 0x\(String(byte, radix: 16))"
-                throw ReceiptError(.badBase64, "\(what) is not base64: \(shown) at byte \(offset)")
-            }
-            accumulator = (accumulator << 6 | UInt32(value)) & 0xFFFF
-            bits += 6
-            symbols += 1
-            if bits >= 8 {
-                bits -= 8
-                out.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
-            }
-        }
-        guard symbols % 4 != 1 else {
-            throw ReceiptError(.badBase64, "\(what) is not base64: ends with a lone character at byte \(utf8.count)")
-        }
-        guard padding == 0 || (symbols + padding) % 4 == 0 else {
-            throw ReceiptError(.badBase64, "\(what) is not base64: wrong '=' padding at byte \(utf8.count)")
-        }
-        return out
-    }
-
-    private static func sextet(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"): return byte - UInt8(ascii: "A")
-        case UInt8(ascii: "a")...UInt8(ascii: "z"): return byte - UInt8(ascii: "a") + 26
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0") + 52
-        case UInt8(ascii: "+"): return 62
-        case UInt8(ascii: "/"): return 63
-        default: return nil
-        }
     }
 }

@@ -49,7 +49,7 @@ public enum Base64 {
                     let value = table[Int(byte)]
                     if value < 64 {
                         guard padding == 0 else {
-                            throw ReceiptError(.badBase64, "\(what()): base64 data after '=' padding at character \(offset)")
+                            throw ReceiptError(.badBase64, "\(what()): base64 data after '=' padding at byte \(offset)")
                         }
                         accumulator = accumulator << 6 | UInt32(value)
                         count += 1
@@ -66,11 +66,11 @@ public enum Base64 {
                     } else if value == 65 && allowSpace {
                         padding += 1
                         guard padding <= 2 else {
-                            throw ReceiptError(.badBase64, "\(what()): too much '=' padding at character \(offset)")
+                            throw ReceiptError(.badBase64, "\(what()): too much '=' padding at byte \(offset)")
                         }
                     } else {
                         let shown = byte >= 0x21 && byte < 0x7F ? "'\(Character(Unicode.Scalar(byte)))'" : String(format: "byte 0x%02x", byte)
-                        throw ReceiptError(.badBase64, "\(what()): \(shown) at character \(offset) is not \(allowSpace ? "base64" : "base64url")")
+                        throw ReceiptError(.badBase64, "\(what()): \(shown) at byte \(offset) is not \(allowSpace ? "base64" : "base64url")")
                     }
                 }
             }
@@ -84,10 +84,10 @@ public enum Base64 {
             output.append(UInt8(truncatingIfNeeded: accumulator >> 10))
             output.append(UInt8(truncatingIfNeeded: accumulator >> 2))
         default:
-            throw ReceiptError(.badBase64, "\(what()): base64 ends with a lone character (\(bytes.count) characters)")
+            throw ReceiptError(.badBase64, "\(what()): base64 ends with a lone character at byte \(bytes.count)")
         }
         guard padding == 0 || (count + padding) % 4 == 0 else {
-            throw ReceiptError(.badBase64, "\(what()): base64 padding does not match its length")
+            throw ReceiptError(.badBase64, "\(what()): wrong '=' padding at byte \(bytes.count)")
         }
         return output
     }
