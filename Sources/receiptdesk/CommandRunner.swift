@@ -10,10 +10,22 @@ enum CommandRunner {
       decode [FILE|-] [--json] [--trust-anchor CERT]... [--device-id UUID] [--bundle-id ID]...
                       decode and verify a receipt, JWS, notification or verifyReceipt answer
       samples [DIR]   decode and verify every sample artefact in DIR (default Assets/Samples)
+
+    purchase database (all take --db PATH, --config FILE, --operator NAME, --json):
+      import FILE... --customer ID [--order ORDER] [--application-username VALUE]
+      order create --customer ID --order ORDER --product PRODUCT [--account-token TOKEN]
+      order fail ORDER --reason TEXT
+      customer show ID | customer add ID [--tester]
+      grant --customer ID --entitlement E [--until DATE | --for P30D] --reason TEXT
+      revoke --customer ID (--entitlement E | --grant N) --reason TEXT
+      restore --customer ID (--from-customer OLD [--transaction T]... | --receipt FILE) --reason TEXT [--dry-run]
+      conflicts [--all] | conflicts resolve N --owner CUSTOMER --reason TEXT
+      audit [--verify] [--target T] [--limit N]
       bench [--json]  measure decode and verify speed (make bench builds it for release)
       help            this text
 
-    exit codes: 0 valid, 1 decoded but not valid, 64 usage, 65 not decodable
+    exit codes: 0 ok / valid, 1 decoded but not valid (or audit broken), 64 usage or configuration,
+                65 bad input, 69 database unavailable, 75 busy: try again
     """
 
     static func run(_ arguments: [String]) -> ExitStatus {
@@ -27,6 +39,14 @@ enum CommandRunner {
             case "decode": return try DecodeCommand.run(rest)
             case "samples": return try SamplesCommand.run(rest)
             case "bench": return try BenchCommand.run(rest)
+            case "import": return try ImportCommand.run(rest)
+            case "order": return try OrderCommand.run(rest)
+            case "customer": return try CustomerCommand.run(rest)
+            case "grant": return try EntitlementCommands.grant(rest)
+            case "revoke": return try EntitlementCommands.revoke(rest)
+            case "restore": return try EntitlementCommands.restore(rest)
+            case "conflicts": return try ConflictsCommand.run(rest)
+            case "audit": return try AuditCommand.run(rest)
             case "help", "--help", "-h":
                 print(usage)
                 return .ok

@@ -1,4 +1,5 @@
 import Foundation
+import PurchaseStore
 import ReceiptCore
 
 /// Exit codes, in one place (sysexits): 0 ok, 1 verification failed, 64 usage, 65 bad input,
@@ -27,6 +28,13 @@ struct CommandFailure: Error {
         case let receipt as ReceiptError where receipt.code == .configuration:
             return CommandFailure(status: .usage, message: receipt.reason)
         case let receipt as ReceiptError: return CommandFailure(status: .badInput, message: receipt.reason)
+        case let store as StoreError:
+            switch store.code {
+            case .busy: return CommandFailure(status: .temporaryFailure, message: store.reason)
+            case .cannotOpen, .schemaTooNew: return CommandFailure(status: .unavailable, message: store.reason)
+            case .invalidInput: return CommandFailure(status: .usage, message: store.reason)
+            default: return CommandFailure(status: .badInput, message: store.reason)
+            }
         default: return CommandFailure(status: .badInput, message: "\(error)")
         }
     }

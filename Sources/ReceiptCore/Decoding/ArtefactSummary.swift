@@ -8,6 +8,8 @@ public struct ArtefactSummary: Sendable {
     public var appVersion: String?
     public var originalAppVersion: String?
     public var creationDate: Date?
+    /// When the app itself was first bought or downloaded (unified field 18, app transaction).
+    public var originalPurchaseDate: Date?
     public var notificationType: String?
     public var subtype: String?
     public var notificationUUID: String?
@@ -30,6 +32,7 @@ extension DecodedArtefact {
             s.appVersion = r.appVersion
             s.originalAppVersion = r.originalAppVersion
             s.creationDate = r.creationDate
+            s.originalPurchaseDate = r.originalPurchaseDate
             s.purchases = r.inApp.map(\.purchase)
             return s
         case .legacy(let r):
@@ -54,6 +57,7 @@ extension DecodedArtefact {
             s.bundleId = a.bundleId
             s.appVersion = a.applicationVersion
             s.originalAppVersion = a.originalApplicationVersion
+            s.originalPurchaseDate = a.originalPurchaseDate
             s.creationDate = a.signedDate
             return s
         case .notification(let n):

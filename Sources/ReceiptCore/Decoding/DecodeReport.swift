@@ -3,9 +3,9 @@ import Foundation
 /// The one JSON object `receiptdesk decode --json` prints: stable keys, absent values as null,
 /// dates in RFC 3339 UTC.
 public enum DecodeReport {
-    public static func json(_ artefact: DecodedArtefact, verdict: Verdict, now: Date) -> JSONValue {
+    public static func json(_ artefact: DecodedArtefact, verdict: Verdict, now: Date, includeTree: Bool = true) -> JSONValue {
         let s = artefact.summary
-        return .object([
+        var members: [(String, JSONValue)] = [
             ("format", .string(s.format.rawValue)),
             ("environment", .string(s.environment.environment.rawValue)),
             ("environmentEvidence", .object([("source", .string(s.environment.source.rawValue)),
@@ -15,13 +15,15 @@ public enum DecodeReport {
             ("appVersion", .string(s.appVersion)),
             ("originalAppVersion", .string(s.originalAppVersion)),
             ("creationDate", .date(s.creationDate)),
+            ("originalPurchaseDate", .date(s.originalPurchaseDate)),
             ("notificationType", .string(s.notificationType)),
             ("subtype", .string(s.subtype)),
             ("notificationUUID", .string(s.notificationUUID)),
             ("purchases", .array(s.purchases.map(purchaseJSON))),
             ("renewal", s.renewal.map(renewalJSON) ?? .null),
-            ("tree", treeJSON(artefact.tree(now: now))),
-        ])
+        ]
+        if includeTree { members.append(("tree", treeJSON(artefact.tree(now: now)))) }
+        return .object(members)
     }
 
     public static func verdictJSON(_ v: Verdict) -> JSONValue {

@@ -1,0 +1,41 @@
+/// One connection to a purchase database, whatever the backend. SQL is written with `?`
+/// placeholders in the portable subset both SQLite and PostgreSQL accept (`INSERT … ON CONFLICT
+/// DO NOTHING`, `RETURNING`); what differs lives in `SQLDialect`, so the ledger never names a backend.
+public protocol SQLDatabase: AnyObject {
+    /// What the backend's SQL looks like where the two differ.
+    var dialect: SQLDialect { get }
+    /// A name for messages: the file path or the server address (never a password).
+    var location: String { get }
+
+    /// Runs a statement; returns the number of rows it changed.
+    @discardableResult
+    func execute(_ sql: String, _ parameters: [SQLValue]) throws -> Int
+
+    /// Runs a query and returns every row.
+    func query(_ sql: String, _ parameters: [SQLValue]) throws -> [SQLRow]
+
+    /// Runs `body` in one write transaction: committed when it returns, rolled back when it throws
+    /// (the body's error is the one reported; a failed rollback never hides it). Waits for other
+    /// writers up to the busy timeout, then fails with `StoreError.busy`.
+    func writeTransaction<T>(_ body: () throws -> T) throws -> T
+}
+
+extension SQLDatabase {
+    /// The first row of a query, if any.
+    public func queryFirst(_ sql: String, _ parameters: [SQLValue]) throws -> SQLRow? {
+        try query(sql, parameters).first
+    }
+}
+
+/// The differences between backends that the schema and the ledger must know about.
+public struct SQLDialect: Sendable {
+    /// "sqlite" or "postgresql".
+    public let name: String
+    /// Column type for raw bytes.
+    public let blobType: String
+    /// Column definition of an auto-numbered 64-bit primary key.
+    public let autoIncrementPrimaryKey: String
+
+    public static let sqlite = SQLDialect(name: "sqlite", blobType: "BLOB",
+                                          autoIncrementPrimaryKey: "INTEGER PRIMARY KEY AUTOINCREMENT")
+}

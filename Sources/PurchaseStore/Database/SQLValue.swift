@@ -1,0 +1,76 @@
+import Foundation
+import ReceiptCore
+
+/// A value bound to or read from SQL, independent of the backend.
+public enum SQLValue: Sendable, Equatable {
+    case null
+    case integer(Int64)
+    case real(Double)
+    case text(String)
+    case blob([UInt8])
+
+    public static func text(_ value: String?) -> SQLValue { value.map { .text($0) } ?? .null }
+    public static func integer(_ value: Int64?) -> SQLValue { value.map { .integer($0) } ?? .null }
+    /// Dates are stored as RFC 3339 text in UTC (sortable, readable, the same on every backend).
+    public static func date(_ value: Date?) -> SQLValue { value.map { .text(StoreDates.format($0)) } ?? .null }
+    public static func bool(_ value: Bool) -> SQLValue { .integer(value ? 1 : 0) }
+}
+
+/// One result row: values by column name.
+public struct SQLRow: Sendable {
+    public let columns: [String]
+    public let values: [SQLValue]
+
+    public init(columns: [String], values: [SQLValue]) {
+        self.columns = columns
+        self.values = values
+    }
+
+    public subscript(_ name: String) -> SQLValue {
+        guard let index = columns.firstIndex(of: name) else { return .null }
+        return values[index]
+    }
+
+    public func string(_ name: String) -> String? {
+        switch self[name] {
+        case .text(let value): return value
+        case .integer(let value): return String(value)
+        case .real(let value): return String(value)
+        case .blob(let bytes): return String(decoding: bytes, as: UTF8.self)
+        case .null: return nil
+        }
+    }
+
+    public func int(_ name: String) -> Int64? {
+        switch self[name] {
+        case .integer(let value): return value
+        case .text(let value): return Int64(value)
+        case .real(let value): return Int64(value)
+        default: return nil
+        }
+    }
+
+    public func bool(_ name: String) -> Bool { (int(name) ?? 0) != 0 }
+
+    public func date(_ name: String) -> Date? { string(name).flatMap(StoreDates.parse) }
+
+    public func blob(_ name: String) -> [UInt8]? {
+        switch self[name] {
+        case .blob(let bytes): return bytes
+        case .text(let text): return Array(text.utf8)
+        default: return nil
+        }
+    }
+}
+
+/// How the store writes dates: RFC 3339 UTC with milliseconds, fixed width so text order is time order.
+public enum StoreDates {
+    public static func format(_ date: Date) -> String {
+        let millis = (date.timeIntervalSince1970 * 1000).rounded()
+        let civil = CivilTime(Date(timeIntervalSince1970: millis / 1000))
+        func pad(_ n: Int, _ w: Int) -> String { let s = String(n); return String(repeating: "0", count: max(0, w - s.count)) + s }
+        return "\(pad(civil.year, 4))-\(pad(civil.month, 2))-\(pad(civil.day, 2))T\(pad(civil.hour, 2)):\(pad(civil.minute, 2)):\(pad(civil.second, 2)).\(pad((civil.nanosecond + 500_000) / 1_000_000 % 1000, 3))Z"
+    }
+
+    public static func parse(_ text: String) -> Date? { RFC3339.parse(text) }
+}

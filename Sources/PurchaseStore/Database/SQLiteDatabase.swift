@@ -1,0 +1,139 @@
+import CSQLite
+import Foundation
+
+/// The embedded backend: one SQLite file in WAL mode with foreign keys on and a busy timeout.
+/// Statements are prepared once and cached; write transactions start `IMMEDIATE`, so two writers
+/// queue on the lock instead of failing halfway.
+public final class SQLiteDatabase: SQLDatabase {
+    let handle: OpaquePointer
+    public let location: String
+    public let dialect = SQLDialect.sqlite
+    private var statements: [String: SQLiteStatement] = [:]
+    private var transactionDepth = 0
+
+    /// How long a writer waits for another before giving up with `StoreError.busy`.
+    public static let busyTimeoutMilliseconds: Int32 = 10_000
+
+    /// Opens (creating when `create`) the database at `path`.
+    public init(path: String, create: Bool = true, readOnly: Bool = false) throws {
+        var db: OpaquePointer?
+        let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0))
+            | SQLITE_OPEN_NOMUTEX
+        let code = sqlite3_open_v2(path, &db, flags, nil)
+        guard code == SQLITE_OK, let db else {
+            let detail = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            if let db { sqlite3_close_v2(db) }
+            throw StoreError(.cannotOpen, "cannot open database \(path): \(detail)")
+        }
+        handle = db
+        location = path
+        sqlite3_busy_timeout(db, SQLiteDatabase.busyTimeoutMilliseconds)
+        sqlite3_extended_result_codes(db, 1)
+        do {
+            if !readOnly {
+                let mode = try query("PRAGMA journal_mode=WAL", []).first?.string("journal_mode")
+                guard mode == "wal" else {
+                    throw StoreError(.cannotOpen, "database \(path): cannot switch to WAL (journal mode \(mode ?? "unknown"))")
+                }
+                try execute("PRAGMA synchronous=NORMAL", [])
+            }
+            try execute("PRAGMA foreign_keys=ON", [])
+            // Reading the schema catches a file that is not a database at all.
+            _ = try query("SELECT count(*) AS n FROM sqlite_master", [])
+        } catch {
+            statements.removeAll()
+            sqlite3_close_v2(db)
+            throw error
+        }
+    }
+
+    deinit {
+        statements.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    @discardableResult
+    public func execute(_ sql: String, _ parameters: [SQLValue]) throws -> Int {
+        let statement = try prepared(sql)
+        try statement.bind(parameters)
+        while try statement.step() {}
+        sqlite3_reset(statement.handle)
+        return Int(sqlite3_changes(handle))
+    }
+
+    public func query(_ sql: String, _ parameters: [SQLValue]) throws -> [SQLRow] {
+        let statement = try prepared(sql)
+        try statement.bind(parameters)
+        var rows: [SQLRow] = []
+        let columns = statement.columns
+        while try statement.step() { rows.append(statement.row(columns: columns)) }
+        sqlite3_reset(statement.handle)
+        return rows
+    }
+
+    public func writeTransaction<T>(_ body: () throws -> T) throws -> T {
+        if transactionDepth > 0 {
+            return try body()  // already inside this connection's transaction: one unit of work
+        }
+        try begin()
+        transactionDepth += 1
+        defer { transactionDepth -= 1 }
+        let result: T
+        do {
+            result = try body()
+        } catch {
+            // The body's error is what happened; a failing rollback must not replace it.
+            if sqlite3_get_autocommit(handle) == 0 { sqlite3_exec(handle, "ROLLBACK", nil, nil, nil) }
+            throw error
+        }
+        do {
+            try execute("COMMIT", [])
+        } catch {
+            if sqlite3_get_autocommit(handle) == 0 { sqlite3_exec(handle, "ROLLBACK", nil, nil, nil) }
+            throw error
+        }
+        return result
+    }
+
+    private func begin() throws {
+        // busy_timeout makes BEGIN IMMEDIATE wait; a few retries cover the rare SQLITE_BUSY it still returns.
+        var attempt = 0
+        while true {
+            do {
+                try execute("BEGIN IMMEDIATE", [])
+                return
+            } catch let error as StoreError where error.code == .busy && attempt < 3 {
+                attempt += 1
+                usleep(useconds_t(20_000 * attempt))
+            }
+        }
+    }
+
+    /// `PRAGMA integrity_check`: "ok", or the first problems SQLite found.
+    public func integrityCheck() throws -> [String] {
+        try query("PRAGMA integrity_check", []).compactMap { $0.string("integrity_check") }
+    }
+
+    private func prepared(_ sql: String) throws -> SQLiteStatement {
+        if let cached = statements[sql] { return cached }
+        let statement = try SQLiteStatement(self, sql: sql)
+        if statements.count > 256 { statements.removeAll() }
+        statements[sql] = statement
+        return statement
+    }
+
+    /// A `StoreError` for a SQLite result code, with SQLite's message.
+    func error(_ code: Int32, _ doing: String) -> StoreError {
+        let message = String(cString: sqlite3_errmsg(handle))
+        switch code & 0xFF {
+        case SQLITE_BUSY, SQLITE_LOCKED:
+            return StoreError(.busy, "database \(location) is busy: another receiptdesk is writing to it; try again")
+        case SQLITE_CONSTRAINT: return StoreError(.constraint, "\(doing): \(message)")
+        case SQLITE_CORRUPT, SQLITE_NOTADB:
+            return StoreError(.corrupt, "database \(location) is damaged or not a receiptdesk database: \(message)")
+        case SQLITE_CANTOPEN, SQLITE_READONLY, SQLITE_PERM, SQLITE_IOERR, SQLITE_FULL:
+            return StoreError(.cannotOpen, "database \(location): \(message)")
+        default: return StoreError(.sql, "\(doing): \(message)")
+        }
+    }
+}

@@ -1,0 +1,87 @@
+import CSQLite
+import Foundation
+
+/// A prepared SQLite statement that finalizes itself.
+final class SQLiteStatement {
+    let handle: OpaquePointer
+    let sql: String
+    private unowned let connection: SQLiteDatabase
+
+    init(_ connection: SQLiteDatabase, sql: String) throws {
+        var statement: OpaquePointer?
+        let code = sqlite3_prepare_v3(connection.handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
+        guard code == SQLITE_OK, let statement else {
+            throw connection.error(code, "preparing SQL")
+        }
+        self.handle = statement
+        self.sql = sql
+        self.connection = connection
+    }
+
+    deinit { sqlite3_finalize(handle) }
+
+    func bind(_ parameters: [SQLValue]) throws {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+        let expected = Int(sqlite3_bind_parameter_count(handle))
+        guard expected == parameters.count else {
+            throw StoreError(.sql, "SQL expects \(expected) parameters, got \(parameters.count): \(sql.prefix(80))")
+        }
+        for (offset, value) in parameters.enumerated() {
+            let index = Int32(offset + 1)
+            let code: Int32
+            switch value {
+            case .null: code = sqlite3_bind_null(handle, index)
+            case .integer(let number): code = sqlite3_bind_int64(handle, index, number)
+            case .real(let number): code = sqlite3_bind_double(handle, index, number)
+            case .text(let text): code = sqlite3_bind_text(handle, index, text, -1, rd_sqlite_transient())
+            case .blob(let bytes):
+                code = bytes.withUnsafeBytes { raw in
+                    sqlite3_bind_blob(handle, index, raw.baseAddress, Int32(raw.count), rd_sqlite_transient())
+                }
+            }
+            guard code == SQLITE_OK else { throw connection.error(code, "binding parameter \(index)") }
+        }
+    }
+
+    /// Steps once: true while a row is available.
+    func step() throws -> Bool {
+        let code = sqlite3_step(handle)
+        switch code {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        default:
+            sqlite3_reset(handle)
+            throw connection.error(code, "running SQL")
+        }
+    }
+
+    func row(columns: [String]) -> SQLRow {
+        var values: [SQLValue] = []
+        values.reserveCapacity(columns.count)
+        for index in 0..<Int32(columns.count) {
+            switch sqlite3_column_type(handle, index) {
+            case SQLITE_INTEGER: values.append(.integer(sqlite3_column_int64(handle, index)))
+            case SQLITE_FLOAT: values.append(.real(sqlite3_column_double(handle, index)))
+            case SQLITE_TEXT:
+                let count = Int(sqlite3_column_bytes(handle, index))
+                if let text = sqlite3_column_text(handle, index) {
+                    values.append(.text(String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)))
+                } else {
+                    values.append(.text(""))
+                }
+            case SQLITE_BLOB:
+                let count = Int(sqlite3_column_bytes(handle, index))
+                if let blob = sqlite3_column_blob(handle, index) {
+                    values.append(.blob(Array(UnsafeRawBufferPointer(start: blob, count: count))))
+                } else {
+                    values.append(.blob([]))
+                }
+            default: values.append(.null)
+            }
+        }
+        return SQLRow(columns: columns, values: values)
+    }
+
+    lazy var columns: [String] = (0..<sqlite3_column_count(handle)).map { String(cString: sqlite3_column_name(handle, $0)) }
+}

@@ -1,0 +1,77 @@
+import Foundation
+import ReceiptCore
+
+extension PurchaseLedger {
+    /// What the entitlement calculation needs about one customer, read from the database.
+    func entitlementInput(_ customerId: String) throws -> EntitlementInput {
+        let transactions = try database.query("""
+            SELECT transaction_id, original_transaction_id, product_id, product_type, environment, purchase_date,
+                   expires_date, revocation_date, cancellation_date, quantity
+            FROM transactions WHERE customer_id = ?
+            """, [.text(customerId)]).map { row in
+            OwnedTransaction(transactionId: row.string("transaction_id") ?? "",
+                             originalTransactionId: row.string("original_transaction_id"),
+                             productId: row.string("product_id") ?? "",
+                             productType: row.string("product_type").flatMap(ProductType.init(rawValue:)),
+                             environment: Environment(rawValue: row.string("environment") ?? "") ?? .unknown,
+                             purchaseDate: row.date("purchase_date"), expiresDate: row.date("expires_date"),
+                             revocationDate: row.date("revocation_date"), cancellationDate: row.date("cancellation_date"),
+                             quantity: row.int("quantity") ?? 1)
+        }
+        let grants = try database.query("""
+            SELECT grant_id, entitlement, starts_at, ends_at, revoked_at, reason, granted_by FROM grants WHERE customer_id = ?
+            """, [.text(customerId)]).map { row in
+            ManualGrant(id: row.int("grant_id") ?? 0, entitlement: row.string("entitlement") ?? "",
+                        starts: row.date("starts_at") ?? .distantPast, ends: row.date("ends_at"),
+                        revokedAt: row.date("revoked_at"), reason: row.string("reason") ?? "",
+                        grantedBy: row.string("granted_by") ?? "")
+        }
+        let revocations = try database.query("""
+            SELECT revocation_id, entitlement, revoked_at, revoked_by, reason FROM revocations WHERE customer_id = ?
+            """, [.text(customerId)]).map { row in
+            ManualRevocation(id: row.int("revocation_id") ?? 0, entitlement: row.string("entitlement") ?? "",
+                             at: row.date("revoked_at") ?? .distantPast, reason: row.string("reason") ?? "",
+                             by: row.string("revoked_by") ?? "")
+        }
+        let tester = try database.queryFirst("SELECT is_tester FROM customers WHERE customer_id = ?", [.text(customerId)])?
+            .bool("is_tester") ?? false
+        // The newest valid receipt that says when and in which version the app was first bought.
+        let app = try database.queryFirst("""
+            SELECT original_app_version, original_purchase_date, environment FROM receipts
+            WHERE customer_id = ? AND verdict = 'valid' AND (original_app_version IS NOT NULL OR original_purchase_date IS NOT NULL)
+            ORDER BY receipt_id DESC LIMIT 1
+            """, [.text(customerId)]).map { row in
+            AppPurchaseFacts(originalAppVersion: row.string("original_app_version"),
+                             originalPurchaseDate: row.date("original_purchase_date"),
+                             environment: Environment(rawValue: row.string("environment") ?? "") ?? .unknown)
+        }
+        return EntitlementInput(transactions: transactions, grants: grants, revocations: revocations,
+                                appPurchase: app, isTester: tester)
+    }
+
+    /// The customer's entitlements at `now`, computed by the core's pure function.
+    public func entitlements(_ customerId: String, now: Date) throws -> [EntitlementState] {
+        EntitlementCalculator.compute(try entitlementInput(customerId), configuration: configuration, now: now)
+    }
+
+    /// Recomputes and stores the customer's entitlement rows (inside the caller's transaction).
+    @discardableResult
+    func refreshEntitlements(_ customerId: String, now: Date) throws -> [EntitlementState] {
+        let states = try entitlements(customerId, now: now)
+        try database.execute("DELETE FROM entitlements WHERE customer_id = ?", [.text(customerId)])
+        for state in states {
+            for source in state.sources {
+                try database.execute("""
+                    INSERT INTO entitlements (customer_id, entitlement, source, transaction_id, grant_id, starts_at, ends_at,
+                                              units, active, revoked, revoked_by, reason, flags, computed_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """, [.text(customerId), .text(state.name), .text(source.kind.rawValue), .text(source.transactionId),
+                          .integer(source.grantId), .date(source.starts), .date(source.ends), .integer(source.units),
+                          .bool(source.isActive), .bool(source.flags.contains { $0.hasPrefix("revoked") }),
+                          .text(source.flags.first { $0.hasPrefix("revoked by ") }.map { String($0.dropFirst("revoked by ".count)) }),
+                          .text(source.reason), .text(source.flags.joined(separator: ", ")), .date(now)])
+            }
+        }
+        return states
+    }
+}

@@ -1,0 +1,45 @@
+import Foundation
+import ReceiptCore
+
+/// A transaction as an artefact states it, before the ledger records it.
+struct IncomingTransaction {
+    let transactionId: String
+    let originalTransactionId: String?
+    let productId: String
+    let productType: ProductType?
+    let environment: Environment
+    let purchaseDate: Date?
+    let expiresDate: Date?
+    let revocationDate: Date?
+    let cancellationDate: Date?
+    let quantity: Int64
+    let appAccountToken: String?
+    let webOrderLineItemId: String?
+
+    /// Every transaction a verified artefact carries, once each by transaction id, in purchase order.
+    /// Purchases without a transaction id or product id cannot be recorded and are reported in `skipped`.
+    static func all(in artefact: DecodedArtefact) -> (transactions: [IncomingTransaction], skipped: [String]) {
+        let summary = artefact.summary
+        var seen = Set<String>()
+        var result: [IncomingTransaction] = []
+        var skipped: [String] = []
+        for purchase in summary.purchases {
+            guard let id = purchase.transactionId, !id.isEmpty, let product = purchase.productId, !product.isEmpty else {
+                skipped.append("a purchase without a transaction id or product id was not recorded")
+                continue
+            }
+            guard seen.insert(id).inserted else { continue }
+            result.append(IncomingTransaction(
+                transactionId: id, originalTransactionId: purchase.originalTransactionId, productId: product,
+                productType: purchase.productType, environment: summary.environment.environment,
+                purchaseDate: purchase.purchaseDate, expiresDate: purchase.expiresDate,
+                revocationDate: purchase.revocationDate, cancellationDate: purchase.cancellationDate,
+                quantity: max(1, purchase.quantity ?? 1), appAccountToken: purchase.appAccountToken,
+                webOrderLineItemId: purchase.webOrderLineItemId))
+        }
+        result.sort { ($0.purchaseDate ?? .distantPast, $0.transactionId) < ($1.purchaseDate ?? .distantPast, $1.transactionId) }
+        return (result, skipped)
+    }
+
+    var isRefunded: Bool { revocationDate != nil || cancellationDate != nil }
+}

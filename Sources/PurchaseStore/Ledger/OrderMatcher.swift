@@ -1,0 +1,66 @@
+import Foundation
+
+/// Ties new transactions to merchant orders: the order id given with the import, else the
+/// transaction's appAccountToken / the applicationUsername the app sent when it names an order,
+/// else the customer's single pending order for that product placed before the purchase.
+/// Anything that fits more than one way stays unbound and is marked ambiguous for an operator.
+struct OrderMatcher {
+    let database: SQLDatabase
+    let customerId: String
+    /// Orders already taken during this import.
+    private var taken = Set<String>()
+
+    init(database: SQLDatabase, customerId: String) {
+        self.database = database
+        self.customerId = customerId
+    }
+
+    mutating func bind(_ transaction: IncomingTransaction, explicitOrder: String?, applicationUsername: String?,
+                       newOfSameProduct: Int) throws -> (OrderBinding, String?) {
+        if let explicitOrder, let order = try openOrder(explicitOrder), order.product == transaction.productId {
+            return take(order.id, .explicit)
+        }
+        for token in [transaction.appAccountToken, applicationUsername].compactMap({ $0 }) where !token.isEmpty {
+            if let order = try orderNamed(by: token), order.product == transaction.productId {
+                return take(order.id, .accountToken)
+            }
+        }
+        let candidates = try database.query("""
+            SELECT order_id FROM orders
+            WHERE customer_id = ? AND product_id = ? AND status IN ('pending', 'failed') AND transaction_id IS NULL
+              AND created_at <= ?
+            """, [.text(customerId), .text(transaction.productId), .date(transaction.purchaseDate ?? .distantFuture)])
+            .compactMap { $0.string("order_id") }.filter { !taken.contains($0) }
+        switch candidates.count {
+        case 0: return (.unbound, nil)
+        case 1 where newOfSameProduct == 1: return take(candidates[0], .singlePendingOrder)
+        default: return (.ambiguous, nil)
+        }
+    }
+
+    private mutating func take(_ orderId: String, _ binding: OrderBinding) -> (OrderBinding, String?) {
+        taken.insert(orderId)
+        return (binding, orderId)
+    }
+
+    /// The customer's order with this id, if it still waits for a transaction.
+    private func openOrder(_ orderId: String) throws -> (id: String, product: String)? {
+        guard !taken.contains(orderId),
+              let row = try database.queryFirst("""
+                SELECT order_id, product_id FROM orders WHERE order_id = ? AND customer_id = ? AND transaction_id IS NULL
+                """, [.text(orderId), .text(customerId)]) else { return nil }
+        return (row.string("order_id") ?? orderId, row.string("product_id") ?? "")
+    }
+
+    /// The customer's open order whose id or stored account token equals `token` (UUIDs compared
+    /// case-insensitively).
+    private func orderNamed(by token: String) throws -> (id: String, product: String)? {
+        if let direct = try openOrder(token) { return direct }
+        let rows = try database.query("""
+            SELECT order_id, product_id FROM orders
+            WHERE customer_id = ? AND lower(app_account_token) = lower(?) AND transaction_id IS NULL
+            """, [.text(customerId), .text(token)])
+        guard rows.count == 1, let id = rows[0].string("order_id"), !taken.contains(id) else { return nil }
+        return (id, rows[0].string("product_id") ?? "")
+    }
+}

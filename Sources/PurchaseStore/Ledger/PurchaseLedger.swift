@@ -1,0 +1,90 @@
+import Foundation
+import ReceiptCore
+
+/// The only way the purchase database changes. Every operation is one write transaction: the
+/// change, the recomputed entitlements and the audit entry land together or not at all, and an
+/// operation repeated changes nothing the second time.
+public final class PurchaseLedger {
+    public let database: SQLDatabase
+    public let configuration: StoreConfiguration
+    public let verifier: ReceiptVerifier
+    /// The ledger's clock, injected so tests can fix time; the core itself never reads one.
+    let clock: () -> Date
+
+    public init(database: SQLDatabase, configuration: StoreConfiguration, verifier: ReceiptVerifier,
+                clock: @escaping () -> Date = Date.init) {
+        self.database = database
+        self.configuration = configuration
+        self.verifier = verifier
+        self.clock = clock
+    }
+
+    // MARK: shared steps
+
+    /// Creates the customer row when missing.
+    func ensureCustomer(_ customerId: String, now: Date) throws {
+        try Validate.identifier(customerId, "customer id")
+        try database.execute("""
+            INSERT INTO customers (customer_id, is_tester, created_at, updated_at) VALUES (?, 0, ?, ?)
+            ON CONFLICT (customer_id) DO NOTHING
+            """, [.text(customerId), .date(now), .date(now)])
+    }
+
+    /// Fails with `notFound` unless the customer exists.
+    func requireCustomer(_ customerId: String) throws {
+        guard try database.queryFirst("SELECT 1 AS found FROM customers WHERE customer_id = ?", [.text(customerId)]) != nil else {
+            throw StoreError(.notFound, "customer \(customerId) not found: import a receipt for them or add them with `receiptdesk customer add \(customerId)`")
+        }
+    }
+
+    /// Adds a customer (optionally a sandbox tester); repeating it changes nothing.
+    @discardableResult
+    public func addCustomer(_ customerId: String, isTester: Bool, operatorName: String) throws -> Bool {
+        let now = clock()
+        return try database.writeTransaction {
+            try Validate.identifier(customerId, "customer id")
+            let existing = try database.queryFirst("SELECT is_tester FROM customers WHERE customer_id = ?", [.text(customerId)])
+            if let existing, existing.bool("is_tester") == isTester { return false }
+            if existing == nil {
+                try database.execute("INSERT INTO customers (customer_id, is_tester, created_at, updated_at) VALUES (?, ?, ?, ?)",
+                                     [.text(customerId), .bool(isTester), .date(now), .date(now)])
+            } else {
+                try database.execute("UPDATE customers SET is_tester = ?, updated_at = ?, version = version + 1 WHERE customer_id = ?",
+                                     [.bool(isTester), .date(now), .text(customerId)])
+            }
+            try refreshEntitlements(customerId, now: now)
+            try audit(now, operatorName, existing == nil ? "customer-add" : "customer-tester", "customer:\(customerId)",
+                      .object([("tester", .bool(isTester))]))
+            return true
+        }
+    }
+
+    func audit(_ now: Date, _ operatorName: String, _ action: String, _ target: String, _ details: JSONValue) throws {
+        try AuditLog.append(database, at: now, operatorName: operatorName, action: action, target: target, details: details)
+    }
+}
+
+/// Checks on what operators and callers pass in.
+enum Validate {
+    static func identifier(_ value: String, _ what: String) throws {
+        guard !value.trimmingCharacters(in: .whitespaces).isEmpty else {
+            throw StoreError(.invalidInput, "\(what) is empty")
+        }
+        guard value.utf8.count <= 256, !value.contains(where: { $0.isNewline }) else {
+            throw StoreError(.invalidInput, "\(what) '\(value.prefix(40))…' is longer than 256 bytes or spans lines")
+        }
+    }
+
+    static func reason(_ value: String) throws {
+        guard !value.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+            throw StoreError(.invalidInput, "a reason is required for every manual change (--reason TEXT)")
+        }
+        guard value.utf8.count <= 2000 else { throw StoreError(.invalidInput, "the reason is longer than 2000 bytes") }
+    }
+
+    static func operatorName(_ value: String) throws {
+        guard !value.trimmingCharacters(in: .whitespaces).isEmpty else {
+            throw StoreError(.invalidInput, "an operator is required (--operator NAME)")
+        }
+    }
+}

@@ -1,0 +1,179 @@
+/// The purchase database's schema, as migrations. Dates are RFC 3339 UTC text (see `StoreDates`);
+/// every lookup the console and the ledger make (customer, transaction id, original transaction id,
+/// order id, product) has an index.
+public enum PurchaseSchema {
+    public static let migrations: [Migration] = [
+        Migration("0001-purchase-ledger") { dialect in
+            let id = dialect.autoIncrementPrimaryKey
+            return [
+                """
+                CREATE TABLE customers (
+                    customer_id TEXT PRIMARY KEY,
+                    is_tester INTEGER NOT NULL DEFAULT 0,
+                    created_at TEXT NOT NULL,
+                    updated_at TEXT NOT NULL,
+                    version INTEGER NOT NULL DEFAULT 1)
+                """,
+                """
+                CREATE TABLE orders (
+                    order_id TEXT PRIMARY KEY,
+                    customer_id TEXT NOT NULL REFERENCES customers(customer_id),
+                    product_id TEXT NOT NULL,
+                    app_account_token TEXT,
+                    created_at TEXT NOT NULL,
+                    status TEXT NOT NULL CHECK (status IN ('pending', 'paid', 'failed', 'refunded')),
+                    transaction_id TEXT,
+                    failure_reason TEXT,
+                    failed_at TEXT,
+                    version INTEGER NOT NULL DEFAULT 1)
+                """,
+                "CREATE INDEX orders_by_customer ON orders(customer_id, created_at)",
+                "CREATE INDEX orders_by_product ON orders(product_id)",
+                "CREATE INDEX orders_by_token ON orders(app_account_token)",
+                """
+                CREATE TABLE receipts (
+                    receipt_id \(id),
+                    sha256 TEXT NOT NULL UNIQUE,
+                    raw \(dialect.blobType) NOT NULL,
+                    format TEXT NOT NULL,
+                    environment TEXT NOT NULL,
+                    verdict TEXT NOT NULL,
+                    verdict_reason TEXT NOT NULL,
+                    decoded_json TEXT NOT NULL,
+                    bundle_id TEXT,
+                    original_app_version TEXT,
+                    original_purchase_date TEXT,
+                    source TEXT NOT NULL,
+                    customer_id TEXT REFERENCES customers(customer_id),
+                    imported_at TEXT NOT NULL,
+                    imported_by TEXT NOT NULL)
+                """,
+                "CREATE INDEX receipts_by_customer ON receipts(customer_id, receipt_id)",
+                """
+                CREATE TABLE transactions (
+                    transaction_id TEXT PRIMARY KEY,
+                    original_transaction_id TEXT,
+                    product_id TEXT NOT NULL,
+                    product_type TEXT,
+                    customer_id TEXT NOT NULL REFERENCES customers(customer_id),
+                    order_id TEXT REFERENCES orders(order_id),
+                    binding TEXT NOT NULL,
+                    environment TEXT NOT NULL,
+                    purchase_date TEXT,
+                    expires_date TEXT,
+                    revocation_date TEXT,
+                    cancellation_date TEXT,
+                    quantity INTEGER NOT NULL,
+                    app_account_token TEXT,
+                    web_order_line_item_id TEXT,
+                    first_receipt_id INTEGER NOT NULL REFERENCES receipts(receipt_id),
+                    recorded_at TEXT NOT NULL,
+                    version INTEGER NOT NULL DEFAULT 1)
+                """,
+                "CREATE INDEX transactions_by_customer ON transactions(customer_id, purchase_date)",
+                "CREATE INDEX transactions_by_original ON transactions(original_transaction_id)",
+                "CREATE INDEX transactions_by_order ON transactions(order_id)",
+                "CREATE INDEX transactions_by_product ON transactions(product_id)",
+                "CREATE INDEX transactions_by_receipt ON transactions(first_receipt_id)",
+                """
+                CREATE TABLE conflicts (
+                    conflict_id \(id),
+                    transaction_id TEXT NOT NULL REFERENCES transactions(transaction_id),
+                    owner_customer_id TEXT NOT NULL REFERENCES customers(customer_id),
+                    claimant_customer_id TEXT NOT NULL REFERENCES customers(customer_id),
+                    receipt_id INTEGER REFERENCES receipts(receipt_id),
+                    opened_at TEXT NOT NULL,
+                    status TEXT NOT NULL CHECK (status IN ('open', 'resolved')),
+                    resolved_owner TEXT,
+                    resolved_at TEXT,
+                    resolved_by TEXT,
+                    resolution_reason TEXT,
+                    UNIQUE (transaction_id, claimant_customer_id))
+                """,
+                "CREATE INDEX conflicts_by_status ON conflicts(status, conflict_id)",
+                "CREATE INDEX conflicts_by_claimant ON conflicts(claimant_customer_id)",
+                "CREATE INDEX conflicts_by_owner ON conflicts(owner_customer_id)",
+                """
+                CREATE TABLE grants (
+                    grant_id \(id),
+                    customer_id TEXT NOT NULL REFERENCES customers(customer_id),
+                    entitlement TEXT NOT NULL,
+                    starts_at TEXT NOT NULL,
+                    ends_at TEXT,
+                    reason TEXT NOT NULL,
+                    granted_by TEXT NOT NULL,
+                    granted_at TEXT NOT NULL,
+                    revoked_at TEXT,
+                    revoked_by TEXT,
+                    revoke_reason TEXT)
+                """,
+                // At most one grant in force per customer and entitlement, whoever writes it.
+                "CREATE UNIQUE INDEX grants_one_open ON grants(customer_id, entitlement) WHERE revoked_at IS NULL",
+                "CREATE INDEX grants_by_customer ON grants(customer_id)",
+                """
+                CREATE TABLE revocations (
+                    revocation_id \(id),
+                    customer_id TEXT NOT NULL REFERENCES customers(customer_id),
+                    entitlement TEXT NOT NULL,
+                    revoked_at TEXT NOT NULL,
+                    revoked_by TEXT NOT NULL,
+                    reason TEXT NOT NULL)
+                """,
+                "CREATE INDEX revocations_by_customer ON revocations(customer_id)",
+                """
+                CREATE TABLE entitlements (
+                    customer_id TEXT NOT NULL REFERENCES customers(customer_id),
+                    entitlement TEXT NOT NULL,
+                    source TEXT NOT NULL CHECK (source IN ('purchase', 'manual', 'legacy-paid')),
+                    transaction_id TEXT,
+                    grant_id INTEGER,
+                    starts_at TEXT,
+                    ends_at TEXT,
+                    units INTEGER,
+                    active INTEGER NOT NULL,
+                    revoked INTEGER NOT NULL,
+                    revoked_by TEXT,
+                    reason TEXT NOT NULL,
+                    flags TEXT NOT NULL,
+                    computed_at TEXT NOT NULL)
+                """,
+                "CREATE INDEX entitlements_by_customer ON entitlements(customer_id, entitlement)",
+                """
+                CREATE TABLE verification_attempts (
+                    attempt_id \(id),
+                    receipt_id INTEGER REFERENCES receipts(receipt_id),
+                    transaction_id TEXT,
+                    endpoint TEXT NOT NULL,
+                    environment TEXT,
+                    status TEXT,
+                    http_status INTEGER,
+                    retries INTEGER NOT NULL DEFAULT 0,
+                    latency_ms INTEGER,
+                    outcome TEXT NOT NULL,
+                    detail TEXT,
+                    attempted_at TEXT NOT NULL,
+                    operator TEXT NOT NULL)
+                """,
+                "CREATE INDEX attempts_by_receipt ON verification_attempts(receipt_id, attempt_id)",
+                """
+                CREATE TABLE audit_log (
+                    seq INTEGER PRIMARY KEY,
+                    at TEXT NOT NULL,
+                    operator TEXT NOT NULL,
+                    action TEXT NOT NULL,
+                    target TEXT NOT NULL,
+                    details TEXT NOT NULL,
+                    prev_hash TEXT NOT NULL,
+                    hash TEXT NOT NULL)
+                """,
+                "CREATE INDEX audit_by_target ON audit_log(target, seq)",
+                """
+                CREATE TABLE audit_head (
+                    id INTEGER PRIMARY KEY CHECK (id = 1),
+                    seq INTEGER NOT NULL,
+                    hash TEXT NOT NULL)
+                """,
+            ]
+        },
+    ]
+}

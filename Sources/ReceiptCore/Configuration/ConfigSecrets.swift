@@ -1,0 +1,48 @@
+import Foundation
+
+/// The rule that secrets (the shared secret, the .p8 key, passwords) come from a file or the
+/// environment and never sit in the config: a key whose name contains "secret", "password" or
+/// "key" (any case) may not hold a value inline.
+///
+/// A name ending in "File", "Path" or "Env" says where the secret lives rather than holding it
+/// ("sharedSecretFile": "/etc/receiptdesk/secret", "privateKeyEnv": "RD_P8"), so it is allowed.
+/// Null counts as not given; an object is searched inside. The value is never echoed in the error.
+enum ConfigSecrets {
+    static let secretWords = ["secret", "password", "key"]
+    static let referenceSuffixes = ["file", "path", "env"]
+
+    /// Whether a key of this name must not hold an inline value.
+    static func isSecretName(_ key: String) -> Bool {
+        let lower = key.lowercased()
+        guard secretWords.contains(where: { lower.contains($0) }) else { return false }
+        return !referenceSuffixes.contains(where: { lower.hasSuffix($0) })
+    }
+
+    /// Refuses member `key` when its name says secret and it holds an inline value.
+    static func refuseInline(key: String, value: ConfigValue) throws {
+        guard isSecretName(key) else { return }
+        switch value.raw {
+        case is NSNull, is [String: Any]: return
+        default:
+            throw value.error("holds an inline secret; secrets come from a file or the environment, never the config")
+        }
+    }
+
+    /// Searches a section the parser does not read (a reserved top-level key) for inline secrets
+    /// at any depth, through objects and arrays.
+    static func scan(_ value: ConfigValue, depth: Int = 0) throws {
+        guard depth < JSONObject.maxDepth else { return }
+        switch value.raw {
+        case let members as [String: Any]:
+            for key in members.keys.sorted() {
+                let child = ConfigValue(raw: members[key] ?? NSNull(), path: ConfigValue.join(value.path, key), source: value.source)
+                try refuseInline(key: key, value: child)
+                try scan(child, depth: depth + 1)
+            }
+        case is [Any]:
+            for element in try value.array() { try scan(element, depth: depth + 1) }
+        default:
+            return
+        }
+    }
+}

@@ -1,0 +1,46 @@
+import Foundation
+import PurchaseStore
+import ReceiptCore
+
+/// `receiptdesk conflicts [--all]` lists conflicts and ambiguous order bindings;
+/// `receiptdesk conflicts resolve ID --owner CUSTOMER --reason TEXT` settles one.
+enum ConflictsCommand {
+    static func run(_ arguments: [String]) throws -> ExitStatus {
+        if arguments.first == "resolve" { return try resolve(Array(arguments.dropFirst())) }
+        var args = Arguments(arguments)
+        let options = try StoreOptions.take(&args)
+        let all = args.flag("--all")
+        _ = try args.finish(maxPositionals: 0)
+        let ledger = try options.openLedger()
+        let conflicts = try ledger.conflicts(includeResolved: all)
+        let ambiguous = try ledger.ambiguousBindings()
+        if options.json {
+            print(JSONValue.object([("conflicts", .array(conflicts.map(LedgerJSON.conflict))),
+                                    ("ambiguousBindings", .array(ambiguous.map(LedgerJSON.transaction)))]).serialized())
+            return .ok
+        }
+        print(conflicts.isEmpty ? "no \(all ? "" : "open ")conflicts" : "conflicts:")
+        for c in conflicts {
+            print("  #\(c.conflictId)  transaction \(c.transactionId): owned by \(c.ownerCustomerId), claimed by \(c.claimantCustomerId) (receipt #\(c.receiptId ?? 0), \(RFC3339.format(c.openedAt)))  \(c.status)")
+        }
+        if !ambiguous.isEmpty {
+            print("transactions whose order is ambiguous (bind them by hand):")
+            for t in ambiguous { print("  \(t.transactionId)  \(t.productId)  customer \(t.customerId)") }
+        }
+        return .ok
+    }
+
+    static func resolve(_ arguments: [String]) throws -> ExitStatus {
+        var args = Arguments(arguments)
+        let options = try StoreOptions.take(&args)
+        guard let owner = try args.value("--owner") else { throw CommandFailure.usage("conflicts resolve needs --owner CUSTOMER") }
+        let reason = try args.value("--reason") ?? ""
+        guard let idText = try args.finish(maxPositionals: 1).first,
+              let id = Int64(idText.trimmingCharacters(in: CharacterSet(charactersIn: "#"))) else {
+            throw CommandFailure.usage("conflicts resolve needs the conflict number")
+        }
+        try options.openLedger().resolveConflict(id, owner: owner, reason: reason, operatorName: options.operatorName)
+        print("conflict #\(id) resolved: \(owner) owns the transaction")
+        return .ok
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+import PurchaseStore
+import ReceiptCore
+
+/// `receiptdesk customer show ID` and `receiptdesk customer add ID [--tester | --not-tester]`.
+enum CustomerCommand {
+    static func run(_ arguments: [String]) throws -> ExitStatus {
+        guard let sub = arguments.first else { throw CommandFailure.usage("customer needs a subcommand: show or add") }
+        var args = Arguments(Array(arguments.dropFirst()))
+        let options = try StoreOptions.take(&args)
+        switch sub {
+        case "show":
+            guard let id = try args.finish(maxPositionals: 1).first else { throw CommandFailure.usage("customer show needs ID") }
+            let summary = try options.openLedger().customerSummary(id)
+            print(options.json ? json(summary).serialized() : text(summary))
+            return .ok
+        case "add":
+            let tester = args.flag("--tester")
+            guard let id = try args.finish(maxPositionals: 1).first else { throw CommandFailure.usage("customer add needs ID") }
+            let changed = try options.openLedger().addCustomer(id, isTester: tester, operatorName: options.operatorName)
+            print(changed ? "customer \(id) \(tester ? "is a sandbox tester" : "added")" : "customer \(id): nothing changed")
+            return .ok
+        default:
+            throw CommandFailure.usage("unknown customer subcommand '\(sub)': use show or add")
+        }
+    }
+
+    static func json(_ s: CustomerSummary) -> JSONValue {
+        .object([("customerId", .string(s.customerId)), ("tester", .bool(s.isTester)),
+                 ("orders", .array(s.orders.map(LedgerJSON.order))),
+                 ("transactions", .array(s.transactions.map(LedgerJSON.transaction))),
+                 ("receipts", .array(s.receipts.map(LedgerJSON.receipt))),
+                 ("grants", .array(s.grants.map(LedgerJSON.grant))),
+                 ("entitlements", .array(s.entitlements.map(LedgerJSON.entitlement))),
+                 ("conflicts", .array(s.conflicts.map(LedgerJSON.conflict)))])
+    }
+
+    static func text(_ s: CustomerSummary) -> String {
+        func date(_ d: Date?) -> String { d.map(RFC3339.format) ?? "–" }
+        var lines = ["customer \(s.customerId)\(s.isTester ? "  (sandbox tester)" : "")", "", "entitlements:"]
+        if s.entitlements.isEmpty { lines.append("  none") }
+        for e in s.entitlements {
+            lines.append("  \(e.isActive ? "●" : "○") \(e.name): \(e.reason)")
+            for source in e.sources.dropFirst() { lines.append("      also: \(source.reason)") }
+        }
+        lines += ["", "orders:"]
+        if s.orders.isEmpty { lines.append("  none") }
+        for o in s.orders {
+            lines.append("  \(o.orderId)  \(o.productId)  \(o.status)  created \(date(o.createdAt))" +
+                         (o.transactionId.map { "  ← transaction \($0)" } ?? "") + (o.failureReason.map { "  (\($0))" } ?? ""))
+        }
+        lines += ["", "transactions:"]
+        if s.transactions.isEmpty { lines.append("  none") }
+        for t in s.transactions {
+            var line = "  \(t.transactionId)  \(t.productId) ×\(t.quantity)  \(t.environment.uppercased())  bought \(date(t.purchaseDate))"
+            if let expires = t.expiresDate { line += "  expires \(date(expires))" }
+            if let revoked = t.revocationDate ?? t.cancellationDate { line += "  REFUNDED \(date(revoked))" }
+            line += t.orderId.map { "  order \($0) (\(t.binding))" } ?? "  \(t.binding)"
+            lines.append(line)
+        }
+        lines += ["", "receipts:"]
+        if s.receipts.isEmpty { lines.append("  none") }
+        for r in s.receipts {
+            lines.append("  #\(r.receiptId)  \(r.format)  \(r.environment.uppercased())  \(r.verdict)  imported \(date(r.importedAt)) by \(r.importedBy)  (\(r.source))")
+        }
+        if !s.grants.isEmpty {
+            lines += ["", "manual grants:"]
+            for g in s.grants {
+                lines.append("  #\(g.grantId)  \(g.entitlement)  until \(g.endsAt.map(RFC3339.format) ?? "forever")  by \(g.grantedBy): \(g.reason)" +
+                             (g.revokedAt.map { "  (revoked \(RFC3339.format($0)))" } ?? ""))
+            }
+        }
+        if !s.conflicts.isEmpty {
+            lines += ["", "conflicts:"]
+            for c in s.conflicts {
+                lines.append("  #\(c.conflictId)  transaction \(c.transactionId): owned by \(c.ownerCustomerId), claimed by \(c.claimantCustomerId)  \(c.status)")
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+import PurchaseStore
+import ReceiptCore
+
+/// `receiptdesk import FILE... --customer ID [--order ORDER] [--application-username VALUE] [--source S]`
+/// Each file is its own ledger operation: a failure in one leaves the others applied.
+enum ImportCommand {
+    static func run(_ arguments: [String]) throws -> ExitStatus {
+        var args = Arguments(arguments)
+        let options = try StoreOptions.take(&args)
+        guard let customer = try args.value("--customer") else { throw CommandFailure.usage("import needs --customer ID") }
+        let order = try args.value("--order")
+        let username = try args.value("--application-username")
+        let source = try args.value("--source") ?? "import"
+        let files = try args.finish(maxPositionals: 1_000_000)
+        guard !files.isEmpty else { throw CommandFailure.usage("import needs at least one FILE (or - for standard input)") }
+        let ledger = try options.openLedger()
+        var failures = 0
+        var results: [JSONValue] = []
+        for file in files {
+            do {
+                let bytes = try InputReader.read(file)
+                let result = try ledger.importArtefact(bytes, customer: customer, orderId: order, applicationUsername: username,
+                                                       source: source == "import" ? "import \((file as NSString).lastPathComponent)" : source,
+                                                       operatorName: options.operatorName)
+                if options.json { results.append(json(file, result)) } else { print(text(file, result)) }
+            } catch {
+                failures += 1
+                let failure = CommandFailure.from(error)
+                if options.json {
+                    results.append(.object([("file", .string(file)), ("error", .string(failure.message))]))
+                } else {
+                    printError("receiptdesk import: \(file): \(failure.message)")
+                }
+                if failure.status == .unavailable || failure.status == .usage { throw failure }
+            }
+        }
+        if options.json { print(JSONValue.array(results).serialized()) }
+        return failures == 0 ? .ok : .badInput
+    }
+
+    static func text(_ file: String, _ result: ImportResult) -> String {
+        var recorded = 0, bound = 0, duplicates = 0, conflicts: [String] = []
+        for report in result.transactions {
+            switch report.outcome {
+            case .recorded(_, let order):
+                recorded += 1
+                if order != nil { bound += 1 }
+            case .duplicate: duplicates += 1
+            case .conflict(let owner, let id): conflicts.append("\(report.transactionId) owned by \(owner) (conflict #\(id))")
+            }
+        }
+        var line = "\(file): \(result.format.rawValue), \(result.environment.badge), \(result.verdict.status.rawValue)"
+        line += result.changedDatabase ? " — receipt #\(result.receiptId ?? 0)" : " — nothing new"
+        line += ": \(recorded) recorded (\(bound) bound to an order), \(duplicates) duplicate, \(conflicts.count) conflict"
+        for conflict in conflicts { line += "\n  conflict: " + conflict }
+        for note in result.notes { line += "\n  note: " + note }
+        return line
+    }
+
+    static func json(_ file: String, _ result: ImportResult) -> JSONValue {
+        .object([
+            ("file", .string(file)), ("receiptId", .int(result.receiptId)), ("changed", .bool(result.changedDatabase)),
+            ("format", .string(result.format.rawValue)), ("environment", .string(result.environment.rawValue)),
+            ("verdict", DecodeReport.verdictJSON(result.verdict)),
+            ("transactions", .array(result.transactions.map { report in
+                var members: [(String, JSONValue)] = [("transactionId", .string(report.transactionId)), ("productId", .string(report.productId))]
+                switch report.outcome {
+                case .recorded(let binding, let order):
+                    members += [("outcome", .string("recorded")), ("binding", .string(binding.rawValue)), ("orderId", .string(order))]
+                case .duplicate: members.append(("outcome", .string("duplicate")))
+                case .conflict(let owner, let id):
+                    members += [("outcome", .string("conflict")), ("owner", .string(owner)), ("conflictId", .int(id))]
+                }
+                return .object(members)
+            })),
+            ("notes", .array(result.notes.map { .string($0) })),
+        ])
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+import PurchaseStore
+import ReceiptCore
+
+/// JSON shapes of ledger records, for `--json` output.
+enum LedgerJSON {
+    static func order(_ o: OrderRecord) -> JSONValue {
+        .object([("orderId", .string(o.orderId)), ("customerId", .string(o.customerId)), ("productId", .string(o.productId)),
+                 ("accountToken", .string(o.appAccountToken)), ("createdAt", .date(o.createdAt)), ("status", .string(o.status)),
+                 ("transactionId", .string(o.transactionId)), ("failureReason", .string(o.failureReason))])
+    }
+
+    static func transaction(_ t: TransactionRecord) -> JSONValue {
+        .object([("transactionId", .string(t.transactionId)), ("originalTransactionId", .string(t.originalTransactionId)),
+                 ("productId", .string(t.productId)), ("productType", .string(t.productType)), ("customerId", .string(t.customerId)),
+                 ("orderId", .string(t.orderId)), ("binding", .string(t.binding)), ("environment", .string(t.environment)),
+                 ("purchaseDate", .date(t.purchaseDate)), ("expiresDate", .date(t.expiresDate)),
+                 ("revocationDate", .date(t.revocationDate)), ("cancellationDate", .date(t.cancellationDate)),
+                 ("quantity", .int(t.quantity)), ("appAccountToken", .string(t.appAccountToken)), ("firstReceiptId", .int(t.firstReceiptId))])
+    }
+
+    static func receipt(_ r: ReceiptRecord) -> JSONValue {
+        .object([("receiptId", .int(r.receiptId)), ("sha256", .string(r.sha256)), ("format", .string(r.format)),
+                 ("environment", .string(r.environment)), ("verdict", .string(r.verdict)), ("verdictReason", .string(r.verdictReason)),
+                 ("source", .string(r.source)), ("importedAt", .date(r.importedAt)), ("importedBy", .string(r.importedBy))])
+    }
+
+    static func grant(_ g: GrantRecord) -> JSONValue {
+        .object([("grantId", .int(g.grantId)), ("customerId", .string(g.customerId)), ("entitlement", .string(g.entitlement)),
+                 ("startsAt", .date(g.startsAt)), ("endsAt", .date(g.endsAt)), ("reason", .string(g.reason)),
+                 ("grantedBy", .string(g.grantedBy)), ("revokedAt", .date(g.revokedAt))])
+    }
+
+    static func conflict(_ c: ConflictRecord) -> JSONValue {
+        .object([("conflictId", .int(c.conflictId)), ("transactionId", .string(c.transactionId)),
+                 ("owner", .string(c.ownerCustomerId)), ("claimant", .string(c.claimantCustomerId)), ("receiptId", .int(c.receiptId)),
+                 ("openedAt", .date(c.openedAt)), ("status", .string(c.status)), ("resolvedOwner", .string(c.resolvedOwner))])
+    }
+
+    static func entitlement(_ e: EntitlementState) -> JSONValue {
+        .object([("name", .string(e.name)), ("active", .bool(e.isActive)), ("ends", .date(e.ends)), ("balance", .int(e.balance)),
+                 ("reason", .string(e.reason)),
+                 ("sources", .array(e.sources.map { s in
+                     .object([("kind", .string(s.kind.rawValue)), ("transactionId", .string(s.transactionId)), ("grantId", .int(s.grantId)),
+                              ("starts", .date(s.starts)), ("ends", .date(s.ends)), ("units", .int(s.units)), ("active", .bool(s.isActive)),
+                              ("reason", .string(s.reason)), ("flags", .array(s.flags.map { .string($0) }))])
+                 }))])
+    }
+
+    static func audit(_ a: AuditEntry) -> JSONValue {
+        .object([("seq", .int(a.seq)), ("at", .date(a.at)), ("operator", .string(a.operatorName)), ("action", .string(a.action)),
+                 ("target", .string(a.target)), ("details", .string(a.details)), ("hash", .string(a.hash))])
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+import PurchaseStore
+import ReceiptCore
+
+/// The options every database command takes: `--db`, `--config`, `--operator`, `--json`.
+struct StoreOptions {
+    let databasePath: String
+    let configurationPath: String?
+    let operatorName: String
+    let json: Bool
+    let configuration: StoreConfiguration
+
+    /// Takes the shared options out of `args` and loads the configuration (refused when invalid).
+    static func take(_ args: inout Arguments) throws -> StoreOptions {
+        let environment = ProcessInfo.processInfo.environment
+        let db = DatabaseLocation.resolve(argument: try args.value("--db"), environment: environment)
+        let configArgument = try args.value("--config")
+        let operatorName = try args.value("--operator") ?? loginName(environment)
+        let json = args.flag("--json")
+        let (path, configuration) = try ConfigurationLoader.load(argument: configArgument, environment: environment)
+        return StoreOptions(databasePath: db, configurationPath: path, operatorName: operatorName, json: json,
+                            configuration: configuration)
+    }
+
+    /// The ledger over the database, with a verifier that expects the configured bundle ids.
+    func openLedger() throws -> PurchaseLedger {
+        let database = try PurchaseDatabase.open(databasePath)
+        let verifier = ReceiptVerifier(trust: try TrustStore.apple(), expectedBundleIds: Set(configuration.bundleIds))
+        return PurchaseLedger(database: database, configuration: configuration, verifier: verifier)
+    }
+
+    static func loginName(_ environment: [String: String]) -> String {
+        if let user = environment["USER"], !user.isEmpty { return user }
+        if let name = getlogin() { return String(cString: name) }
+        return "unknown"
+    }
+}
+
+/// Finds and reads the configuration: `--config FILE`, else `$RECEIPTDESK_CONFIG`, else
+/// `$XDG_CONFIG_HOME/receiptdesk/config.json` (default `~/.config/…`); absent means defaults.
+enum ConfigurationLoader {
+    static func load(argument: String?, environment: [String: String]) throws -> (String?, StoreConfiguration) {
+        let explicit = argument ?? environment["RECEIPTDESK_CONFIG"].flatMap { $0.isEmpty ? nil : $0 }
+        let configHome = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? ((environment["HOME"] ?? NSHomeDirectory()) + "/.config")
+        let path = explicit ?? configHome + "/receiptdesk/config.json"
+        guard FileManager.default.fileExists(atPath: path) else {
+            if let explicit { throw CommandFailure.usage("config \(explicit): no such file") }
+            return (nil, .defaults)
+        }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw CommandFailure.usage("config \(path): cannot be read")
+        }
+        do {
+            return (path, try StoreConfiguration(json: Array(data), source: path))
+        } catch let error as ReceiptError {
+            throw CommandFailure.usage(error.reason)
+        }
+    }
+}
+
+/// Parses the dates and durations operators type: RFC 3339, or a plain date `2026-12-31` (midnight UTC).
+enum OperatorDate {
+    static func parse(_ text: String, flag: String) throws -> Date {
+        if let date = RFC3339.parse(text) ?? RFC3339.parse(text + "T00:00:00Z") { return date }
+        throw CommandFailure.usage("\(flag) \(text) is not a date (2026-12-31 or 2026-12-31T12:00:00Z)")
+    }
+}
