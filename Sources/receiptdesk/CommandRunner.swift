@@ -11,7 +11,7 @@ enum CommandRunner {
                       decode and verify a receipt, JWS, notification or verifyReceipt answer
       samples [DIR]   decode and verify every sample artefact in DIR (default Assets/Samples)
 
-    purchase database (all take --db PATH, --config FILE, --operator NAME, --json):
+    purchase database (all take --db PATH, --config FILE, --operator NAME, --json, --trust-anchor CERT):
       import FILE... --customer ID [--order ORDER] [--application-username VALUE]
       order create --customer ID --order ORDER --product PRODUCT [--account-token TOKEN]
       order fail ORDER --reason TEXT

@@ -9,6 +9,8 @@ struct StoreOptions {
     let operatorName: String
     let json: Bool
     let configuration: StoreConfiguration
+    /// Extra trust anchors (`--trust-anchor CERT`, repeatable): for test certificate authorities.
+    let trust: TrustStore
 
     /// Takes the shared options out of `args` and loads the configuration (refused when invalid).
     static func take(_ args: inout Arguments) throws -> StoreOptions {
@@ -17,22 +19,25 @@ struct StoreOptions {
         let configArgument = try args.value("--config")
         let operatorName = try args.value("--operator") ?? loginName(environment)
         let json = args.flag("--json")
+        let trust = try TrustOptions.store(anchors: try args.values("--trust-anchor"),
+                                           legacyIntermediates: try args.values("--legacy-intermediate"))
         let (path, configuration) = try ConfigurationLoader.load(argument: configArgument, environment: environment)
         return StoreOptions(databasePath: db, configurationPath: path, operatorName: operatorName, json: json,
-                            configuration: configuration)
+                            configuration: configuration, trust: trust)
     }
 
     /// The ledger over the database, with a verifier that expects the configured bundle ids.
     func openLedger() throws -> PurchaseLedger {
         let database = try PurchaseDatabase.open(databasePath)
-        let verifier = ReceiptVerifier(trust: try TrustStore.apple(), expectedBundleIds: Set(configuration.bundleIds))
+        let verifier = ReceiptVerifier(trust: trust, expectedBundleIds: Set(configuration.bundleIds))
         return PurchaseLedger(database: database, configuration: configuration, verifier: verifier)
     }
 
     static func loginName(_ environment: [String: String]) -> String {
         if let user = environment["USER"], !user.isEmpty { return user }
         if let name = getlogin() { return String(cString: name) }
-        return "unknown"
+        if let entry = getpwuid(getuid()), let name = entry.pointee.pw_name { return String(cString: name) }
+        return "uid-\(getuid())"
     }
 }
 

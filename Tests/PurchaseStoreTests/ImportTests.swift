@@ -125,3 +125,21 @@ struct ImportTests {
         #expect(try f.dump() == before)
     }
 }
+
+@Suite("Secrets never land in the database")
+struct SecretsTests {
+    @Test func aPastedVerifyReceiptRequestKeepsOnlyTheReceipt() throws {
+        let f = try LedgerFixture()
+        let receipt = String(decoding: try f.receipt([LedgerFixture.purchase("9001")]), as: UTF8.self)
+        let secret = "c0ffee5ecret5hared0123456789abcd"
+        let request = #"{"receipt-data": "\#(receipt)", "password": "\#(secret)", "exclude-old-transactions": true}"#
+        let result = try f.ledger.importArtefact(Array(request.utf8), customer: "alice", source: "paste", operatorName: "mei")
+        #expect(result.transactions.count == 1)
+        // Nothing in any table, and nothing in the file itself, holds the secret.
+        #expect(!(try f.dump()).contains(secret))
+        try f.database.execute("PRAGMA wal_checkpoint(TRUNCATE)", [])
+        let fileBytes = try Data(contentsOf: URL(fileURLWithPath: f.path))
+        #expect(fileBytes.range(of: Data(secret.utf8)) == nil)
+        #expect(try f.count("SELECT count(*) AS n FROM receipts WHERE raw = ?", [.blob(Array(receipt.utf8))]) == 1)
+    }
+}

@@ -251,6 +251,14 @@ struct ConfigurationDurationTests {
     func adds(_ start: String, _ duration: String, _ end: String) {
         #expect(ISODuration(duration).map { RFC3339.format($0.adding(to: date(start))) } == end)
     }
+
+    @Test func extremeDatesAndLengthsDoNotTrap() throws {
+        let longest = try #require(ISODuration("P999999999Y999999999M999999999W999999999DT999999999H999999999M999999999S"))
+        #expect(longest.adding(to: date("2025-01-01T00:00:00Z")) > date("2025-01-01T00:00:00Z"))
+        #expect(longest.adding(to: Date(timeIntervalSince1970: 1e300)).timeIntervalSince1970 >= 1e300)
+        #expect(ISODuration("P1M")?.adding(to: Date(timeIntervalSince1970: -1e300)) != nil)
+        #expect(ISODuration("P1M")?.adding(to: date("0001-01-31T00:00:00Z")) == date("0001-02-28T00:00:00Z"))
+    }
 }
 
 @Suite("Build numbers")

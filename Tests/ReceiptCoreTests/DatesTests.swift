@@ -49,3 +49,12 @@ struct MillisecondRoundingTests {
         #expect(CivilTime(Date(timeIntervalSince1970: 1_700_000_000.9999999999)).nanosecond < 1_000_000_000)
     }
 }
+
+@Suite("Absurd dates")
+struct AbsurdDatesTests {
+    @Test func hugeDatesFormatWithoutTrapping() {
+        #expect(!RFC3339.format(Date(timeIntervalSince1970: 1e300)).isEmpty)
+        #expect(!RFC3339.format(Date(timeIntervalSince1970: -1e300)).isEmpty)
+        #expect(!RFC3339.format(Date(timeIntervalSince1970: .nan)).isEmpty)
+    }
+}

@@ -8,9 +8,11 @@ extension PurchaseLedger {
     /// recorded once by transaction id. A repeat is reported as a duplicate; a transaction another
     /// customer owns opens a conflict and grants nothing. Invalid or unverifiable artefacts are
     /// stored and flagged, and record nothing.
-    public func importArtefact(_ bytes: [UInt8], customer customerId: String, orderId: String? = nil,
+    public func importArtefact(_ input: [UInt8], customer customerId: String, orderId: String? = nil,
                                applicationUsername: String? = nil, source: String, operatorName: String) throws -> ImportResult {
         try Validate.operatorName(operatorName)
+        // A pasted verifyReceipt request carries the shared secret: only its receipt is kept.
+        let bytes = try ReceiptDecoder.artefactBytes(input)
         try Validate.identifier(customerId, "customer id")
         let artefact = try ReceiptDecoder.decode(bytes)
         let verdict = verifier.verify(artefact)

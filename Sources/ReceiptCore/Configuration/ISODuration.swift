@@ -85,6 +85,13 @@ public struct ISODuration: Sendable, Equatable, CustomStringConvertible {
     /// clamped to the last day of the month reached), then weeks, days, hours, minutes and seconds
     /// as fixed lengths. Uses `CivilTime` arithmetic only.
     public func adding(to date: Date) -> Date {
+        let fixedSeconds = Double((weeks * 7 + days) * 86_400 + hours * 3_600 + minutes * 60 + seconds)
+        guard abs(date.timeIntervalSince1970) < 1e15 else {
+            // Beyond ±30 million years CivilTime's integer fields would overflow; months and years
+            // are taken at their mean Gregorian length there.
+            let calendarSeconds = Double(years * 12 + months) * 2_629_746
+            return date.addingTimeInterval(calendarSeconds + fixedSeconds)
+        }
         var civil = CivilTime(date)
         if years != 0 || months != 0 {
             let monthIndex = civil.year * 12 + (civil.month - 1) + years * 12 + months
@@ -93,8 +100,7 @@ public struct ISODuration: Sendable, Equatable, CustomStringConvertible {
             civil.month = monthIndex - year * 12 + 1
             civil.day = min(civil.day, ISODuration.daysInMonth(year: civil.year, month: civil.month))
         }
-        let fixedSeconds = (weeks * 7 + days) * 86_400 + hours * 3_600 + minutes * 60 + seconds
-        return civil.date.addingTimeInterval(Double(fixedSeconds))
+        return civil.date.addingTimeInterval(fixedSeconds)
     }
 
     /// The canonical ISO 8601 text: zero components left out, "P0D" when all are zero.

@@ -7,8 +7,22 @@ public enum ReceiptDecoder {
     /// Input over this size is refused before anything is parsed.
     public static let maxInputSize = 16 * 1024 * 1024
 
+    /// The artefact inside `bytes` as it should be kept: a verifyReceipt *request* body
+    /// (`{"receipt-data": …, "password": …}`, often pasted from logs) is reduced to its receipt, so
+    /// the shared secret next to it is never stored or shown. Anything else is returned unchanged.
+    public static func artefactBytes(_ bytes: [UInt8]) throws -> [UInt8] {
+        guard bytes.count <= maxInputSize, bytes.first(where: { !isSpace($0) }) == UInt8(ascii: "{"),
+              let text = String(validating: bytes, as: UTF8.self), text.contains("\"receipt-data\"") else { return bytes }
+        let object = try JSONObject(parsing: bytes, what: "verifyReceipt request")
+        guard let receipt = try object.string("receipt-data"), !receipt.isEmpty else {
+            throw ReceiptError(.missingField, "verifyReceipt request: `receipt-data` is empty")
+        }
+        return Array(receipt.utf8)
+    }
+
     /// Decodes `bytes`, whatever format they are in.
-    public static func decode(_ bytes: [UInt8]) throws -> DecodedArtefact {
+    public static func decode(_ input: [UInt8]) throws -> DecodedArtefact {
+        let bytes = try artefactBytes(input)
         guard bytes.count <= maxInputSize else {
             throw ReceiptError(.tooLarge, "input of \(bytes.count) bytes is over the \(maxInputSize / 1024 / 1024) MiB limit")
         }

@@ -14,7 +14,9 @@ public struct CivilTime: Equatable, Sendable {
 
     /// The UTC fields of `date`.
     public init(_ date: Date) {
-        let interval = date.timeIntervalSince1970
+        // Dates beyond ±30 million years cannot come from a receipt; clamp instead of trapping.
+        let raw = date.timeIntervalSince1970
+        let interval = raw.isFinite ? min(max(raw, -1e15), 1e15) : 0
         var whole = Int(interval.rounded(.down))
         var nanos = Int(((interval - Double(whole)) * 1e9).rounded())
         if nanos >= 1_000_000_000 {
