@@ -21,6 +21,7 @@ enum CommandRunner {
       restore --customer ID (--from-customer OLD [--transaction T]... | --receipt FILE) --reason TEXT [--dry-run]
       conflicts [--all] | conflicts resolve N --owner CUSTOMER --reason TEXT
       audit [--verify] [--target T] [--limit N]
+      notify FILE|-   apply an App Store Server Notification V2 once per notificationUUID
       bench [--json]  measure decode and verify speed (make bench builds it for release)
       help            this text
 
@@ -47,6 +48,7 @@ enum CommandRunner {
             case "restore": return try EntitlementCommands.restore(rest)
             case "conflicts": return try ConflictsCommand.run(rest)
             case "audit": return try AuditCommand.run(rest)
+            case "notify": return try NotifyCommand.run(rest)
             case "help", "--help", "-h":
                 print(usage)
                 return .ok

@@ -41,7 +41,7 @@ struct ConfigurationParsingTests {
       },
       "sandbox": { "allowSandbox": true },
       "paidToFree": { "entitlement": "pro", "beforeBuild": "42", "beforeDate": "2020-01-01T00:00:00Z" },
-      "appStore": { "sharedSecretFile": "/etc/receiptdesk/secret", "endpoint": "https://buy.itunes.apple.com" },
+      "appStore": { "sharedSecretFile": "/etc/receiptdesk/secret", "verifyReceipt": { "productionURL": "https://buy.itunes.apple.com/verifyReceipt" } },
       "timeouts": { "connect": 5 }
     }
     """
@@ -58,6 +58,26 @@ struct ConfigurationParsingTests {
         #expect(config.products["coins.100"] == CatalogueProduct(entitlement: "coins", type: .consumable, units: 100))
         #expect(config.products["coins.1"]?.units == 1)
         #expect(config.paidToFree == PaidToFreeRule(entitlement: "pro", beforeBuild: "42", beforeDate: date("2020-01-01T00:00:00Z")))
+        #expect(config.appStore.sharedSecretFile == "/etc/receiptdesk/secret")
+        #expect(config.appStore.verifyReceiptProductionURL?.absoluteString == "https://buy.itunes.apple.com/verifyReceipt")
+    }
+
+    @Test func appStoreSectionIsReadStrictly() throws {
+        let config = try parse("""
+        {"appStore": {"api": "serverAPI", "serverAPI": {"productionURL": "http://127.0.0.1:8080/production",
+          "sandboxURL": "http://127.0.0.1:8080/sandbox", "keyId": "K1", "issuerId": "I1", "privateKeyFile": "keys/api.p8"},
+          "timeoutSeconds": 5, "maxAttempts": 3, "trustAnchorFiles": ["sim/root.der"], "simulator": {"stateDirectory": "sim"}}}
+        """)
+        #expect(config.appStore.api == .serverAPI)
+        #expect(config.appStore.privateKeyFile == "/etc/keys/api.p8", "relative to the config file's folder")
+        #expect(config.appStore.trustAnchorFiles == ["/etc/sim/root.der"])
+        #expect(config.appStore.isSimulator)
+        #expect(config.appStore.timeoutSeconds == 5)
+        #expect(refusal(#"{"appStore": {"verifyReceipt": {"productionURL": "http://evil.example/verifyReceipt"}}}"#)
+            == "config /etc/rd.json: appStore.verifyReceipt.productionURL: 'http://evil.example/verifyReceipt' must be https (plain http only for 127.0.0.1)")
+        #expect(refusal(#"{"appStore": {"api": "serverAPI"}}"#)?.contains("needs serverAPI.keyId") == true)
+        #expect(refusal(#"{"appStore": {"timeoutSeconds": 500}}"#)?.hasPrefix("config /etc/rd.json: appStore.timeoutSeconds") == true)
+        #expect(refusal(#"{"appStore": {"endpoint": "x"}}"#)?.contains("unknown key") == true)
     }
 
     @Test func absentKeysGiveTheDefaults() throws {
@@ -69,7 +89,7 @@ struct ConfigurationParsingTests {
     }
 
     @Test func reservedTopLevelKeysAreIgnored() throws {
-        #expect(StoreConfiguration.reservedKeys == ["appStore", "verifyReceipt", "serverAPI", "timeouts"])
+        #expect(StoreConfiguration.reservedKeys == ["verifyReceipt", "serverAPI", "timeouts"])
         let config = try parse(#"{"verifyReceipt": {"retry": [1, 2]}, "serverAPI": {"issuerId": "x"}, "timeouts": 3}"#)
         #expect(config == .defaults)
     }
@@ -84,7 +104,7 @@ struct ConfigurationParsingTests {
     @Test(arguments: [
         // Unknown keys, with their path.
         (#"{"bundleIDs": ["com.x"]}"#,
-         "config /etc/rd.json: bundleIDs: unknown key (did you mean 'bundleIds'?); known keys here: bundleIds, bundleId, appAppleId, products, sandbox, paidToFree"),
+         "config /etc/rd.json: bundleIDs: unknown key (did you mean 'bundleIds'?); known keys here: bundleIds, bundleId, appAppleId, products, sandbox, paidToFree, appStore"),
         (#"{"products": {"coins.100": {"entitlement": "coins", "type": "consumable", "unit": 5}}}"#,
          "config /etc/rd.json: products.coins.100.unit: unknown key (did you mean 'units'?); known keys here: entitlement, type, duration, units"),
         (#"{"sandbox": {"allowSandbx": true}}"#,
@@ -192,7 +212,7 @@ struct ConfigurationParsingTests {
 
     @Test func secretReferencesAndProductIdsAreNotSecrets() throws {
         let config = try parse("""
-        {"appStore": {"sharedSecretFile": "/etc/s", "privateKeyEnv": "RD_P8", "apiKeyPath": "/k", "password": null},
+        {"appStore": {"sharedSecretFile": "/etc/s", "serverAPI": {"privateKeyEnv": "RD_P8", "keyId": "2X9R4HXF34"}},
          "products": {"theme.keyboard.secret": {"entitlement": "keyboard", "type": "non-consumable"}}}
         """)
         #expect(config.products["theme.keyboard.secret"]?.entitlement == "keyboard")

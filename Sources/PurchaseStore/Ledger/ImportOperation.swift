@@ -115,7 +115,7 @@ extension PurchaseLedger {
         }
     }
 
-    private func insertReceipt(_ bytes: [UInt8], digest: String, artefact: DecodedArtefact, verdict: Verdict, customerId: String,
+    func insertReceipt(_ bytes: [UInt8], digest: String, artefact: DecodedArtefact, verdict: Verdict, customerId: String?,
                                source: String, now: Date, operatorName: String) throws -> Int64 {
         let summary = artefact.summary
         let decoded = DecodeReport.json(artefact, verdict: verdict, now: now, includeTree: false).serialized()
@@ -131,7 +131,7 @@ extension PurchaseLedger {
         return id
     }
 
-    private func insertTransaction(_ t: IncomingTransaction, customerId: String, orderId: String?, binding: OrderBinding,
+    func insertTransaction(_ t: IncomingTransaction, customerId: String, orderId: String?, binding: OrderBinding,
                                    receiptId: Int64, now: Date) throws {
         try database.execute("""
             INSERT INTO transactions (transaction_id, original_transaction_id, product_id, product_type, customer_id, order_id,

@@ -175,5 +175,24 @@ public enum PurchaseSchema {
                 """,
             ]
         },
+        Migration("0002-apple-updates") { _ in
+            [
+                """
+                CREATE TABLE notifications (
+                    notification_uuid TEXT PRIMARY KEY,
+                    notification_type TEXT NOT NULL,
+                    subtype TEXT,
+                    environment TEXT NOT NULL,
+                    signed_date TEXT,
+                    receipt_id INTEGER REFERENCES receipts(receipt_id),
+                    customer_id TEXT REFERENCES customers(customer_id),
+                    outcome TEXT NOT NULL,
+                    received_at TEXT NOT NULL)
+                """,
+                "ALTER TABLE transactions ADD COLUMN updated_by_apple_at TEXT",
+                "ALTER TABLE receipts ADD COLUMN apple_environment TEXT",
+                "ALTER TABLE receipts ADD COLUMN last_verified_at TEXT",
+            ]
+        },
     ]
 }

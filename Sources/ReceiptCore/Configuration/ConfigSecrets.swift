@@ -10,10 +10,13 @@ import Foundation
 enum ConfigSecrets {
     static let secretWords = ["secret", "password", "key"]
     static let referenceSuffixes = ["file", "path", "env"]
+    /// Identifiers of a key, not the key: the App Store Connect key id is printed on Apple's site.
+    static let identifierNames: Set<String> = ["keyid"]
 
     /// Whether a key of this name must not hold an inline value.
     static func isSecretName(_ key: String) -> Bool {
         let lower = key.lowercased()
+        guard !identifierNames.contains(lower) else { return false }
         guard secretWords.contains(where: { lower.contains($0) }) else { return false }
         return !referenceSuffixes.contains(where: { lower.hasSuffix($0) })
     }

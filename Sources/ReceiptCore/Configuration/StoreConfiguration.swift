@@ -34,13 +34,15 @@ public struct StoreConfiguration: Sendable, Equatable {
     public var allowSandbox: Bool
     /// The paid-to-free rule, when the app was once paid.
     public var paidToFree: PaidToFreeRule?
+    /// How to reach Apple (or the built-in simulator standing in for it).
+    public var appStore = AppStoreSettings()
 
     /// No bundle ids, an empty catalogue, sandbox purchases grant nothing, no paid-to-free rule.
     public static let defaults = StoreConfiguration()
 
     /// Top-level keys accepted and ignored: settings of the next issue (Apple endpoints, the
     /// Server API, timeouts). Their contents are still searched for inline secrets.
-    public static let reservedKeys: Set<String> = ["appStore", "verifyReceipt", "serverAPI", "timeouts"]
+    public static let reservedKeys: Set<String> = ["verifyReceipt", "serverAPI", "timeouts"]
 
     /// The largest config file accepted, in bytes (1 MiB).
     public static let maxBytes = 1 << 20

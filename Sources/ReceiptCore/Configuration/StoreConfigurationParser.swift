@@ -5,7 +5,7 @@ import Foundation
 struct StoreConfigurationParser {
     let source: String
 
-    static let topLevelKeys = ["bundleIds", "bundleId", "appAppleId", "products", "sandbox", "paidToFree"]
+    static let topLevelKeys = ["bundleIds", "bundleId", "appAppleId", "products", "sandbox", "paidToFree", "appStore"]
     static let productKeys = ["entitlement", "type", "duration", "units"]
     static let sandboxKeys = ["allowSandbox"]
     static let paidToFreeKeys = ["entitlement", "beforeBuild", "beforeDate"]
@@ -20,12 +20,14 @@ struct StoreConfigurationParser {
         for key in StoreConfiguration.reservedKeys.sorted() {
             if let section = root[key] { try ConfigSecrets.scan(section) }
         }
-        return StoreConfiguration(
+        var configuration = StoreConfiguration(
             bundleIds: try bundleIds(root),
             appAppleId: try root["appAppleId"].map { try $0.integer(in: 1...Int64.max) },
             products: try products(root["products"]),
             allowSandbox: try allowSandbox(root["sandbox"]),
             paidToFree: try paidToFree(root["paidToFree"]))
+        configuration.appStore = try AppStoreSettingsParser(source: source).parse(root["appStore"])
+        return configuration
     }
 
     /// The top-level object, after the size, depth and syntax checks.

@@ -1,0 +1,102 @@
+import Foundation
+import ReceiptCore
+
+/// What applying an App Store Server Notification did.
+public struct NotificationResult: Sendable {
+    public let notificationUUID: String
+    public let notificationType: String
+    public let subtype: String?
+    /// False when this notificationUUID was applied before (a replay): nothing changed.
+    public let applied: Bool
+    public let customerId: String?
+    public let changes: [AppleChange]
+    public let outcome: String
+}
+
+extension PurchaseLedger {
+    /// Applies an App Store Server Notification V2 body once per `notificationUUID`: it must verify;
+    /// renewals add transactions, REFUND and REVOKE revoke, EXPIRED ends. A notification about a
+    /// transaction no customer owns yet is kept as unmatched and applied when it is sent again.
+    public func applyNotification(_ input: [UInt8], operatorName: String) throws -> NotificationResult {
+        try Validate.operatorName(operatorName)
+        let bytes = try ReceiptDecoder.artefactBytes(input)
+        let artefact = try ReceiptDecoder.decode(bytes)
+        guard case .notification(let notification) = artefact else {
+            throw StoreError(.invalidInput, "this is a \(artefact.format.rawValue), not an App Store Server Notification: use `receiptdesk import`")
+        }
+        let verdict = verifier.verify(artefact)
+        guard verdict.isValid else {
+            throw StoreError(.invalidRequest, "notification not applied: \(verdict.status.rawValue): \(verdict.reason)")
+        }
+        guard let uuid = notification.notificationUUID, !uuid.isEmpty else {
+            throw StoreError(.invalidInput, "notification has no notificationUUID: it cannot be applied exactly once")
+        }
+        let type = notification.notificationType ?? "UNKNOWN"
+        let now = clock()
+        let facts = IncomingTransaction.all(in: artefact).transactions.map { fact -> IncomingTransaction in
+            guard ["REFUND", "REVOKE"].contains(type), fact.revocationDate == nil, fact.cancellationDate == nil else { return fact }
+            return fact.revoked(at: notification.signedDate ?? now)
+        }
+        return try database.writeTransaction {
+            if let previous = try database.queryFirst("SELECT outcome, customer_id FROM notifications WHERE notification_uuid = ?",
+                                                      [.text(uuid)]), previous.string("outcome") != "unmatched" {
+                return NotificationResult(notificationUUID: uuid, notificationType: type, subtype: notification.subtype, applied: false,
+                                          customerId: previous.string("customer_id"), changes: [],
+                                          outcome: "already applied (\(previous.string("outcome") ?? "")): nothing changed")
+            }
+            var owner: String?
+            for fact in facts {
+                for id in [fact.originalTransactionId, fact.transactionId].compactMap({ $0 }) where owner == nil {
+                    owner = try database.queryFirst("SELECT customer_id FROM transactions WHERE transaction_id = ? OR original_transaction_id = ? LIMIT 1",
+                                                    [.text(id), .text(id)])?.string("customer_id")
+                }
+                if owner == nil, let token = fact.appAccountToken {
+                    owner = try database.queryFirst("SELECT customer_id FROM orders WHERE order_id = ? OR lower(app_account_token) = lower(?) LIMIT 1",
+                                                    [.text(token), .text(token)])?.string("customer_id")
+                }
+            }
+            let digest = DigestAlgorithm.sha256.hash(bytes).hexString
+            let receiptId = try database.queryFirst("SELECT receipt_id FROM receipts WHERE sha256 = ?", [.text(digest)])?.int("receipt_id")
+                ?? insertReceipt(bytes, digest: digest, artefact: artefact, verdict: verdict, customerId: owner, source: "notification \(type)",
+                                 now: now, operatorName: operatorName)
+            let changes = owner == nil ? [] : try applyAppleFacts(facts, customerHint: owner, receiptId: receiptId, now: now)
+            let outcome: String
+            if facts.isEmpty {
+                outcome = "recorded (no transaction in it)"
+            } else if owner == nil {
+                outcome = "unmatched"
+            } else {
+                outcome = changes.isEmpty ? "nothing to change" : changes.map { "\($0.kind.rawValue) \($0.transactionId)" }.joined(separator: ", ")
+            }
+            try database.execute("""
+                INSERT INTO notifications (notification_uuid, notification_type, subtype, environment, signed_date, receipt_id,
+                                           customer_id, outcome, received_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (notification_uuid) DO UPDATE SET customer_id = excluded.customer_id, outcome = excluded.outcome
+                """, [.text(uuid), .text(type), .text(notification.subtype), .text(notification.environment.environment.rawValue),
+                      .date(notification.signedDate), .integer(receiptId), .text(owner), .text(outcome), .date(now)])
+            for customer in Set(changes.map(\.customerId)).sorted() { try refreshEntitlements(customer, now: now) }
+            try audit(now, operatorName, "notify", owner.map { "customer:\($0)" } ?? "notification:\(uuid)", .object([
+                ("notificationUUID", .string(uuid)), ("type", .string(type)), ("subtype", .string(notification.subtype)),
+                ("outcome", .string(outcome)),
+                ("changes", .array(changes.map { .object([("kind", .string($0.kind.rawValue)), ("transactionId", .string($0.transactionId)),
+                                                          ("detail", .string($0.detail))]) })),
+            ]))
+            return NotificationResult(notificationUUID: uuid, notificationType: type, subtype: notification.subtype, applied: true,
+                                      customerId: owner, changes: changes,
+                                      outcome: owner == nil && !facts.isEmpty
+                                        ? "unmatched: no customer owns this transaction yet; import their receipt, then send the notification again"
+                                        : outcome)
+        }
+    }
+}
+
+extension IncomingTransaction {
+    /// The same transaction, revoked at `date`.
+    func revoked(at date: Date) -> IncomingTransaction {
+        IncomingTransaction(transactionId: transactionId, originalTransactionId: originalTransactionId, productId: productId,
+                            productType: productType, environment: environment, purchaseDate: purchaseDate, expiresDate: expiresDate,
+                            revocationDate: date, cancellationDate: cancellationDate, quantity: quantity,
+                            appAccountToken: appAccountToken, webOrderLineItemId: webOrderLineItemId)
+    }
+}
