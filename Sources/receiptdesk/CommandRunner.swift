@@ -22,6 +22,10 @@ enum CommandRunner {
       conflicts [--all] | conflicts resolve N --owner CUSTOMER --reason TEXT
       audit [--verify] [--target T] [--limit N]
       notify FILE|-   apply an App Store Server Notification V2 once per notificationUUID
+      reverify RECEIPT_ID | --customer ID | --all [--concurrency N]
+                      ask Apple (config appStore) about stored receipts and apply what it knows
+      lookup-order ORDER_ID --customer ID
+                      import the transactions of an Apple order id (App Store Server API)
       bench [--json]  measure decode and verify speed (make bench builds it for release)
       help            this text
 
@@ -49,6 +53,8 @@ enum CommandRunner {
             case "conflicts": return try ConflictsCommand.run(rest)
             case "audit": return try AuditCommand.run(rest)
             case "notify": return try NotifyCommand.run(rest)
+            case "reverify": return try ReverifyCommand.run(rest)
+            case "lookup-order": return try LookupOrderCommand.run(rest)
             case "help", "--help", "-h":
                 print(usage)
                 return .ok

@@ -52,7 +52,13 @@ enum TrustOptions {
     static func store(anchors: [String], legacyIntermediates: [String]) throws -> TrustStore {
         let apple = try TrustStore.apple()
         guard !anchors.isEmpty || !legacyIntermediates.isEmpty else { return apple }
-        func load(_ path: String, _ flag: String) throws -> Certificate {
+        return apple.adding(anchors: try load(anchors, "--trust-anchor"),
+                            legacyIntermediates: try load(legacyIntermediates, "--legacy-intermediate"))
+    }
+
+    /// Reads certificates (PEM or DER) named on the command line.
+    static func load(_ paths: [String], _ flag: String) throws -> [Certificate] {
+        try paths.map { path in
             guard let data = FileManager.default.contents(atPath: path) else {
                 throw CommandFailure.usage("\(flag) \(path): cannot read the file")
             }
@@ -60,8 +66,6 @@ enum TrustOptions {
                 throw CommandFailure.usage("\(flag) \(path): \(CommandFailure.from(error).message)")
             }
         }
-        return apple.adding(anchors: try anchors.map { try load($0, "--trust-anchor") },
-                            legacyIntermediates: try legacyIntermediates.map { try load($0, "--legacy-intermediate") })
     }
 }
 

@@ -16,6 +16,8 @@ enum ImportCommand {
         guard !files.isEmpty else { throw CommandFailure.usage("import needs at least one FILE (or - for standard input)") }
         let ledger = try options.openLedger()
         var failures = 0
+        var busy = false
+        var notValid = false
         var results: [JSONValue] = []
         for file in files {
             do {
@@ -23,10 +25,12 @@ enum ImportCommand {
                 let result = try ledger.importArtefact(bytes, customer: customer, orderId: order, applicationUsername: username,
                                                        source: source == "import" ? "import \((file as NSString).lastPathComponent)" : source,
                                                        operatorName: options.operatorName)
+                if !result.verdict.isValid { notValid = true }
                 if options.json { results.append(json(file, result)) } else { print(text(file, result)) }
             } catch {
                 failures += 1
                 let failure = CommandFailure.from(error)
+                if failure.status == .temporaryFailure { busy = true }
                 if options.json {
                     results.append(.object([("file", .string(file)), ("error", .string(failure.message))]))
                 } else {
@@ -36,7 +40,9 @@ enum ImportCommand {
             }
         }
         if options.json { print(JSONValue.array(results).serialized()) }
-        return failures == 0 ? .ok : .badInput
+        if busy { return .temporaryFailure }
+        if failures > 0 { return .badInput }
+        return notValid ? .verificationFailed : .ok
     }
 
     static func text(_ file: String, _ result: ImportResult) -> String {

@@ -19,9 +19,11 @@ struct StoreOptions {
         let configArgument = try args.value("--config")
         let operatorName = try args.value("--operator") ?? loginName(environment)
         let json = args.flag("--json")
-        let trust = try TrustOptions.store(anchors: try args.values("--trust-anchor"),
-                                           legacyIntermediates: try args.values("--legacy-intermediate"))
+        let anchorPaths = try args.values("--trust-anchor")
+        let intermediatePaths = try args.values("--legacy-intermediate")
         let (path, configuration) = try ConfigurationLoader.load(argument: configArgument, environment: environment)
+        let trust = try AppleConnection.trust(configuration, extraAnchors: try TrustOptions.load(anchorPaths, "--trust-anchor"),
+                                              extraIntermediates: try TrustOptions.load(intermediatePaths, "--legacy-intermediate"))
         return StoreOptions(databasePath: db, configurationPath: path, operatorName: operatorName, json: json,
                             configuration: configuration, trust: trust)
     }

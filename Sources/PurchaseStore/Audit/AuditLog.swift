@@ -84,7 +84,8 @@ public enum AuditLog {
                 }
                 let stored = row.string("hash") ?? ""
                 guard row.string("prev_hash") == previous else {
-                    return AuditVerification(checked: checked, problem: "entry \(seq) was altered: it does not follow entry \(seq - 1)")
+                    return AuditVerification(checked: checked,
+                                             problem: "entry \(seq - 1) or \(seq) was altered: entry \(seq) does not follow entry \(seq - 1)")
                 }
                 let computed = hash(seq: seq, at: row.string("at") ?? "", operatorName: row.string("operator") ?? "",
                                     action: row.string("action") ?? "", target: row.string("target") ?? "",

@@ -31,7 +31,7 @@ public final class SQLiteDatabase: SQLDatabase {
         sqlite3_extended_result_codes(db, 1)
         do {
             if !readOnly {
-                let mode = try query("PRAGMA journal_mode=WAL", []).first?.string("journal_mode")
+                let mode = try retryingWhileBusy { try query("PRAGMA journal_mode=WAL", []).first?.string("journal_mode") }
                 guard mode == "wal" else {
                     throw StoreError(.cannotOpen, "database \(path): cannot switch to WAL (journal mode \(mode ?? "unknown"))")
                 }
@@ -93,6 +93,19 @@ public final class SQLiteDatabase: SQLDatabase {
             throw error
         }
         return result
+    }
+
+    /// Runs `body` again while SQLite reports busy without waiting (switching to WAL while another
+    /// process opens the same new file), for up to the busy timeout.
+    private func retryingWhileBusy<T>(_ body: () throws -> T) throws -> T {
+        let deadline = Date().addingTimeInterval(Double(SQLiteDatabase.busyTimeoutMilliseconds) / 1000)
+        while true {
+            do {
+                return try body()
+            } catch let error as StoreError where error.code == .busy && Date() < deadline {
+                usleep(20_000)
+            }
+        }
     }
 
     private func begin() throws {

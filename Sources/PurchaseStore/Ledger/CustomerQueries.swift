@@ -5,7 +5,7 @@ extension PurchaseLedger {
     /// Orders, transactions, receipts, grants, entitlements (with reasons) and conflicts of a customer.
     public func customerSummary(_ customerId: String) throws -> CustomerSummary {
         guard let customer = try database.queryFirst("SELECT is_tester FROM customers WHERE customer_id = ?", [.text(customerId)]) else {
-            throw StoreError(.notFound, "customer \(customerId) not found")
+            throw StoreError(.notFound, "customer \(customerId) not found: check the id; import a receipt for them or add them with `receiptdesk customer add \(customerId)`")
         }
         let id: [SQLValue] = [.text(customerId)]
         let orders = try database.query("SELECT * FROM orders WHERE customer_id = ? ORDER BY created_at, order_id", id)

@@ -20,10 +20,15 @@ struct IncomingTransaction {
     /// Purchases without a transaction id or product id cannot be recorded and are reported in `skipped`.
     static func all(in artefact: DecodedArtefact) -> (transactions: [IncomingTransaction], skipped: [String]) {
         let summary = artefact.summary
+        return from(summary.purchases, environment: summary.environment.environment)
+    }
+
+    /// The recordable transactions among `purchases`, once each, in purchase order.
+    static func from(_ purchases: [Purchase], environment: Environment) -> (transactions: [IncomingTransaction], skipped: [String]) {
         var seen = Set<String>()
         var result: [IncomingTransaction] = []
         var skipped: [String] = []
-        for purchase in summary.purchases {
+        for purchase in purchases {
             guard let id = purchase.transactionId, !id.isEmpty, let product = purchase.productId, !product.isEmpty else {
                 skipped.append("a purchase without a transaction id or product id was not recorded")
                 continue
@@ -31,7 +36,7 @@ struct IncomingTransaction {
             guard seen.insert(id).inserted else { continue }
             result.append(IncomingTransaction(
                 transactionId: id, originalTransactionId: purchase.originalTransactionId, productId: product,
-                productType: purchase.productType, environment: summary.environment.environment,
+                productType: purchase.productType, environment: environment,
                 purchaseDate: purchase.purchaseDate, expiresDate: purchase.expiresDate,
                 revocationDate: purchase.revocationDate, cancellationDate: purchase.cancellationDate,
                 quantity: max(1, purchase.quantity ?? 1), appAccountToken: purchase.appAccountToken,

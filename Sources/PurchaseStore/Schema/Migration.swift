@@ -13,7 +13,8 @@ public struct Migration: Sendable {
 }
 
 /// Applies the migrations a database lacks, in order, each in its own transaction, and refuses a
-/// database that a newer receiptdesk has migrated further.
+/// database that a newer receiptdesk has migrated further. Several processes opening one new
+/// database at once apply each migration exactly once.
 public enum MigrationRunner {
     public static func migrate(_ database: SQLDatabase, _ migrations: [Migration] = PurchaseSchema.migrations, now: Date = Date()) throws {
         try database.writeTransaction {
@@ -22,6 +23,20 @@ public enum MigrationRunner {
                     position INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, applied_at TEXT NOT NULL)
                 """, [])
         }
+        let known = try appliedCount(database, migrations)
+        for (index, migration) in migrations.enumerated() where index >= known {
+            try database.writeTransaction {
+                // Another process may have applied it while this one waited for the lock.
+                guard try appliedCount(database, migrations) == index else { return }
+                for statement in migration.statements(database.dialect) { try database.execute(statement, []) }
+                try database.execute("INSERT INTO schema_migrations (position, name, applied_at) VALUES (?, ?, ?)",
+                                     [.integer(Int64(index + 1)), .text(migration.name), .date(now)])
+            }
+        }
+    }
+
+    /// How many of `migrations` the database has, refusing one migrated further by a newer receiptdesk.
+    private static func appliedCount(_ database: SQLDatabase, _ migrations: [Migration]) throws -> Int {
         let applied = try database.query("SELECT position, name FROM schema_migrations ORDER BY position", [])
         for row in applied {
             let position = Int(row.int("position") ?? -1)
@@ -31,12 +46,6 @@ public enum MigrationRunner {
                                  "database \(database.location) was migrated by a newer receiptdesk (migration \(position) '\(name)' is unknown to this version): upgrade receiptdesk to open it")
             }
         }
-        for (index, migration) in migrations.enumerated() where index >= applied.count {
-            try database.writeTransaction {
-                for statement in migration.statements(database.dialect) { try database.execute(statement, []) }
-                try database.execute("INSERT INTO schema_migrations (position, name, applied_at) VALUES (?, ?, ?)",
-                                     [.integer(Int64(index + 1)), .text(migration.name), .date(now)])
-            }
-        }
+        return applied.count
     }
 }

@@ -64,7 +64,7 @@ public final class TestCertificateAuthority: Sendable {
     /// The JWS signer's private key.
     public var jwsLeafKey: PrivateKey { jwsChain.leafKey }
 
-    private init(kind: Kind, validFrom: Date, validUntil: Date,
+    init(kind: Kind, validFrom: Date, validUntil: Date,
                  receiptChain: SigningChain, legacyChain: SigningChain, jwsChain: SigningChain) {
         self.kind = kind
         self.validFrom = validFrom

@@ -1,0 +1,114 @@
+import Foundation
+
+/// One transaction the simulator issued (or was told about): what Apple would know about it.
+/// Saved as JSON (dates as UNIX milliseconds):
+///
+///     {"transactionId":"2000000100000001","originalTransactionId":"2000000100000001",
+///      "environment":"Sandbox","bundleId":"com.example.receiptdesk","productId":"pro.monthly",
+///      "productType":"Auto-Renewable Subscription","purchaseDate":1700000000000,
+///      "originalPurchaseDate":1700000000000,"expiresDate":1702592000000,"quantity":1,
+///      "transactionReason":"PURCHASE","account":"account-1","orderId":"MK5TTTVWJ1",
+///      "webOrderLineItemId":"2000000000000001","subscriptionGroupIdentifier":"pro",
+///      "revocation":{"date":1701000000000,"reason":1}}
+public struct IssuedTransaction: Codable, Sendable, Equatable {
+    /// Apple's transaction id (unique per purchase, renewal or restore).
+    public var transactionId: String
+    /// The first transaction of this purchase or subscription (itself for a first purchase).
+    public var originalTransactionId: String
+    /// Where it happened; the other environment does not know it.
+    public var environment: SimulatorEnvironment
+    /// The app's bundle id.
+    public var bundleId: String
+    /// The product bought.
+    public var productId: String
+    /// The product's type.
+    public var productType: SimulatedProductType
+    /// When this transaction was charged.
+    public var purchaseDate: Date
+    /// When the original transaction was charged.
+    public var originalPurchaseDate: Date
+    /// When this period ends (subscriptions).
+    public var expiresDate: Date?
+    /// Items bought (consumables).
+    public var quantity: Int64
+    /// The merchant's order UUID (`appAccountToken`), lower-case.
+    public var appAccountToken: String?
+    /// "PURCHASE" or "RENEWAL".
+    public var transactionReason: String
+    /// The Apple account that bought it: history and refund look-ups return the account's
+    /// transactions (the simulator's stand-in for "this customer").
+    public var account: String
+    /// Apple's customer order id, from the customer's emailed receipt ("MK5TTTVWJH").
+    public var orderId: String?
+    /// Subscriptions: the line item that renews.
+    public var webOrderLineItemId: String?
+    /// Subscriptions: the group, for status look-ups (defaults to the product id).
+    public var subscriptionGroupIdentifier: String?
+    /// Price in milliunits of `currency`.
+    public var price: Int64?
+    /// ISO 4217 currency code.
+    public var currency: String?
+    /// The refund or revocation Apple was told about, if any.
+    public var revocation: Revocation?
+
+    /// A refund or revocation: when, and why (0 other, 1 an issue with the purchase).
+    public struct Revocation: Codable, Sendable, Equatable {
+        /// When Apple refunded or revoked it.
+        public var date: Date
+        /// 0 for another reason, 1 for an issue with the purchase (Apple's `revocationReason`).
+        public var reason: Int64
+
+        /// A revocation from its date and reason.
+        public init(date: Date, reason: Int64) {
+            self.date = date
+            self.reason = reason
+        }
+    }
+
+    /// A transaction from its facts; optional ones default to absent.
+    public init(transactionId: String, originalTransactionId: String, environment: SimulatorEnvironment, bundleId: String,
+                productId: String, productType: SimulatedProductType, purchaseDate: Date, originalPurchaseDate: Date,
+                expiresDate: Date? = nil, quantity: Int64 = 1, transactionReason: String = "PURCHASE", account: String) {
+        self.transactionId = transactionId
+        self.originalTransactionId = originalTransactionId
+        self.environment = environment
+        self.bundleId = bundleId
+        self.productId = productId
+        self.productType = productType
+        self.purchaseDate = purchaseDate
+        self.originalPurchaseDate = originalPurchaseDate
+        self.expiresDate = expiresDate
+        self.quantity = quantity
+        self.transactionReason = transactionReason
+        self.account = account
+    }
+
+    /// Whether Apple refunded or revoked it.
+    public var isRevoked: Bool { revocation != nil }
+
+    /// The StoreKit 2 payload Apple would sign for this transaction at `signedDate`.
+    public func payload(signedDate: Date) -> TransactionPayload {
+        var payload = TransactionPayload(transactionId: transactionId, originalTransactionId: originalTransactionId,
+                                         bundleId: bundleId, productId: productId, type: productType.rawValue,
+                                         purchaseDate: purchaseDate, originalPurchaseDate: originalPurchaseDate,
+                                         expiresDate: expiresDate, signedDate: signedDate, environment: environment.rawValue)
+        payload.quantity = quantity
+        payload.webOrderLineItemId = webOrderLineItemId
+        payload.subscriptionGroupIdentifier = productType == .autoRenewable ? (subscriptionGroupIdentifier ?? productId) : nil
+        payload.appAccountToken = appAccountToken
+        payload.transactionReason = transactionReason
+        payload.revocationDate = revocation?.date
+        payload.revocationReason = revocation?.reason
+        payload.price = price
+        payload.currency = currency
+        return payload
+    }
+
+    /// The in-app purchase a unified receipt carries for this transaction.
+    public var receiptPurchase: ReceiptPurchase {
+        ReceiptPurchase(productId: productId, transactionId: transactionId, originalTransactionId: originalTransactionId,
+                        purchaseDate: purchaseDate, originalPurchaseDate: originalPurchaseDate, expiresDate: expiresDate,
+                        cancellationDate: revocation?.date, quantity: quantity, productTypeCode: productType.receiptCode,
+                        webOrderLineItemId: webOrderLineItemId.flatMap { Int64($0) })
+    }
+}

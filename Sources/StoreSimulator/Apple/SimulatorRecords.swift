@@ -1,0 +1,118 @@
+import Foundation
+
+/// Everything the simulator knows, as a value: issued transactions (renewals and refunds
+/// included), Apple order ids, subscription renewal states and the notifications it sent. The
+/// endpoints answer from a snapshot of it; `SimulatorState` saves it as JSON:
+///
+///     {"version":1,"bundleId":"com.example.receiptdesk","appAppleId":1234567890,
+///      "transactions":{"2000000100000001":{…IssuedTransaction…}},
+///      "orders":{"MK5TTTVWJ1":["2000000100000001"]},
+///      "subscriptions":{"2000000100000001":{"autoRenewStatus":true,"autoRenewProductId":"pro.monthly"}},
+///      "notifications":[{"notificationUUID":"…","notificationType":"DID_RENEW","environment":"Sandbox",
+///                        "transactionId":"2000000100000002","signedDate":1700000000000}],
+///      "nextTransactionNumber":2000000100000003,"nextOrderNumber":2,"nextAccountNumber":2,
+///      "nextWebOrderNumber":2}
+public struct SimulatorRecords: Codable, Sendable {
+    /// The format of the saved file.
+    public static let formatVersion = 1
+
+    /// The saved file's format version.
+    public var version = SimulatorRecords.formatVersion
+    /// The app's bundle id (transactions and tokens must name it).
+    public var bundleId: String
+    /// The app's Apple id (`appAppleId` in answers and notifications).
+    public var appAppleId: Int64
+    /// Every transaction, by transaction id.
+    public var transactions: [String: IssuedTransaction] = [:]
+    /// Apple customer order id → transaction ids, in order.
+    public var orders: [String: [String]] = [:]
+    /// Original transaction id → what happens at the next renewal.
+    public var subscriptions: [String: SubscriptionRenewal] = [:]
+    /// Notifications sent, oldest first.
+    public var notifications: [NotificationRecord] = []
+    /// The next generated transaction id.
+    public var nextTransactionNumber: Int64 = 2_000_000_100_000_001
+    /// The next generated order number (written as a 10-character order id).
+    public var nextOrderNumber: Int64 = 1
+    /// The next generated account number.
+    public var nextAccountNumber: Int64 = 1
+    /// The next generated web order line item id.
+    public var nextWebOrderNumber: Int64 = 1
+
+    /// Empty records for an app.
+    public init(bundleId: String, appAppleId: Int64) {
+        self.bundleId = bundleId
+        self.appAppleId = appAppleId
+    }
+
+    /// The transaction `id` as `environment` knows it (nil when unknown there).
+    public func transaction(_ id: String, in environment: SimulatorEnvironment) -> IssuedTransaction? {
+        guard let transaction = transactions[id], transaction.environment == environment else { return nil }
+        return transaction
+    }
+
+    /// Every transaction of the given originals in `environment`, oldest first.
+    public func transactions(originals: Set<String>, in environment: SimulatorEnvironment) -> [IssuedTransaction] {
+        SimulatorRecords.sorted(transactions.values.filter { originals.contains($0.originalTransactionId) && $0.environment == environment })
+    }
+
+    /// Every transaction of the account that made transaction `id`, oldest first; nil when
+    /// `environment` does not know `id`.
+    public func accountHistory(of id: String, in environment: SimulatorEnvironment) -> [IssuedTransaction]? {
+        guard let anchor = transaction(id, in: environment) else { return nil }
+        return SimulatorRecords.sorted(transactions.values.filter { $0.account == anchor.account && $0.environment == environment })
+    }
+
+    /// The transactions filed under Apple order id `orderId` in `environment`, oldest first.
+    public func transactions(orderId: String, in environment: SimulatorEnvironment) -> [IssuedTransaction] {
+        let ids = orders[orderId] ?? []
+        return SimulatorRecords.sorted(ids.compactMap { transaction($0, in: environment) })
+    }
+
+    /// The newest transaction of an original (the one a subscription's state is read from).
+    public func latestTransaction(original: String) -> IssuedTransaction? {
+        SimulatorRecords.sorted(transactions.values.filter { $0.originalTransactionId == original }).last
+    }
+
+    /// Oldest purchase first; ties broken by transaction id (numerically when both are numbers).
+    static func sorted(_ list: [IssuedTransaction]) -> [IssuedTransaction] {
+        list.sorted { a, b in
+            if a.purchaseDate != b.purchaseDate { return a.purchaseDate < b.purchaseDate }
+            if a.transactionId.count != b.transactionId.count { return a.transactionId.count < b.transactionId.count }
+            return a.transactionId < b.transactionId
+        }
+    }
+}
+
+/// What Apple will do at a subscription's next renewal date.
+public struct SubscriptionRenewal: Codable, Sendable, Equatable {
+    /// Whether the subscription renews (`autoRenewStatus` 1).
+    public var autoRenewStatus: Bool
+    /// The product it renews into.
+    public var autoRenewProductId: String
+    /// Why it expired (1 cancelled, 2 billing error, 3 price increase, 4 unavailable, 5 other).
+    public var expirationIntent: Int64?
+
+    /// A renewal state.
+    public init(autoRenewStatus: Bool = true, autoRenewProductId: String, expirationIntent: Int64? = nil) {
+        self.autoRenewStatus = autoRenewStatus
+        self.autoRenewProductId = autoRenewProductId
+        self.expirationIntent = expirationIntent
+    }
+}
+
+/// One App Store Server Notification the simulator minted.
+public struct NotificationRecord: Codable, Sendable, Equatable {
+    /// Unique per notification; receivers deduplicate on it.
+    public var notificationUUID: String
+    /// "DID_RENEW", "REFUND", "EXPIRED", …
+    public var notificationType: String
+    /// "BILLING_RETRY", "VOLUNTARY", …
+    public var subtype: String?
+    /// The transaction it is about.
+    public var transactionId: String?
+    /// Where it happened.
+    public var environment: SimulatorEnvironment
+    /// When it was signed.
+    public var signedDate: Date
+}

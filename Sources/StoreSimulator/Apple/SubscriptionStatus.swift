@@ -1,0 +1,38 @@
+import Foundation
+
+/// A subscription's state as the App Store Server API reports it (`status` in Get All
+/// Subscription Statuses and in notifications), read from the newest transaction of its original.
+extension SimulatorRecords {
+    /// 1 active, 2 expired, 5 revoked (the simulator has no billing retry or grace period).
+    func subscriptionStatus(original: String, at now: Date) -> Int64? {
+        guard let latest = latestTransaction(original: original), latest.productType == .autoRenewable else { return nil }
+        if latest.isRevoked { return 5 }
+        if let expires = latest.expiresDate, expires <= now { return 2 }
+        return 1
+    }
+
+    /// The renewal info Apple would sign for a subscription at `signedDate`.
+    func renewalPayload(original: String, signedDate: Date) -> RenewalInfoPayload? {
+        guard let latest = latestTransaction(original: original), latest.productType == .autoRenewable else { return nil }
+        let renewal = subscriptions[original] ?? SubscriptionRenewal(autoRenewProductId: latest.productId)
+        var payload = RenewalInfoPayload(originalTransactionId: original, productId: latest.productId,
+                                         autoRenewProductId: renewal.autoRenewProductId, signedDate: signedDate,
+                                         environment: latest.environment.rawValue)
+        payload.autoRenewStatus = renewal.autoRenewStatus ? 1 : 0
+        payload.expirationIntent = renewal.expirationIntent
+        payload.recentSubscriptionStartDate = latest.originalPurchaseDate
+        payload.renewalDate = renewal.autoRenewStatus ? latest.expiresDate : nil
+        payload.appAccountToken = latest.appAccountToken
+        payload.renewalPrice = latest.price
+        payload.currency = latest.currency
+        return payload
+    }
+
+    /// The originals of auto-renewable subscriptions among `transactions`, in first-seen order.
+    static func subscriptionOriginals(_ transactions: [IssuedTransaction]) -> [String] {
+        var seen = Set<String>()
+        return transactions.filter { $0.productType == .autoRenewable }
+            .map(\.originalTransactionId)
+            .filter { seen.insert($0).inserted }
+    }
+}
