@@ -4,6 +4,8 @@ SWIFT ?= swift
 APT_PACKAGES := libssl-dev libsqlite3-dev libncurses-dev libcurl4-openssl-dev tmux
 BIN_DEBUG := .build/debug/receiptdesk
 BIN_RELEASE := .build/release/receiptdesk
+DEMO_DB := .build/demo/purchases.sqlite
+DEMO_CONFIG := .build/demo/config.json
 
 .PHONY: deps build release test bench run certificates clean
 
@@ -28,6 +30,10 @@ build: deps
 release: deps
 	$(SWIFT) build -c release
 
+# Tests talk to the simulator on 127.0.0.1 only: no proxy, and the transport refuses anything else.
+test: export RECEIPTDESK_LOOPBACK_ONLY := 1
+test: export no_proxy := 127.0.0.1,localhost,::1
+test: export NO_PROXY := 127.0.0.1,localhost,::1
 test: deps
 	$(SWIFT) build
 	$(SWIFT) test 2>&1 | tee .build/test.log | grep -vE '^(Test Case|\[[0-9]+/[0-9]+\]|Test Suite .* (started|passed)|✔ Suite |✔ Test .*\) passed|◇ )' ; \
@@ -36,9 +42,11 @@ test: deps
 bench: release
 	$(BIN_RELEASE) bench
 
-# Until the console exists: decode and verify the bundled sample receipts and print their trees.
+# Builds the demo database (through the built-in simulator) when absent and shows it.
 run: build
-	$(BIN_DEBUG) samples
+	@[ -f $(DEMO_DB) ] || $(BIN_DEBUG) demo --db $(DEMO_DB)
+	$(BIN_DEBUG) conflicts --db $(DEMO_DB) --config $(DEMO_CONFIG)
+	$(BIN_DEBUG) customer show 王小明 --db $(DEMO_DB) --config $(DEMO_CONFIG)
 
 clean:
 	rm -rf .build

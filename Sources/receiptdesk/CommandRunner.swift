@@ -24,6 +24,10 @@ enum CommandRunner {
       notify FILE|-   apply an App Store Server Notification V2 once per notificationUUID
       reverify RECEIPT_ID | --customer ID | --all [--concurrency N]
                       ask Apple (config appStore) about stored receipts and apply what it knows
+      demo [--db PATH] [--customers N] [--force]
+                      build a demo database through the built-in simulator (config.json beside it)
+      simulator [--port N] [--state DIR] [--shared-secret-file F] [--api-public-key PEM --issuer-id ID]
+                      run the App Store simulator on 127.0.0.1 (verifyReceipt and the Server API)
       lookup-order ORDER_ID --customer ID
                       import the transactions of an Apple order id (App Store Server API)
       bench [--json]  measure decode and verify speed (make bench builds it for release)
@@ -54,6 +58,8 @@ enum CommandRunner {
             case "audit": return try AuditCommand.run(rest)
             case "notify": return try NotifyCommand.run(rest)
             case "reverify": return try ReverifyCommand.run(rest)
+            case "simulator": return try SimulatorCommand.run(rest)
+            case "demo": return try DemoCommand.run(rest)
             case "lookup-order": return try LookupOrderCommand.run(rest)
             case "help", "--help", "-h":
                 print(usage)

@@ -64,15 +64,16 @@ enum LedgerBenchCases {
         func selected(_ names: [String]) -> Bool { only.map { wanted in names.contains { $0.contains(wanted) } } ?? true }
         if selected(LedgerImportBench.names) { try LedgerImportBench.run(into: &report, progress: progress) }
         if selected(LedgerLookupBench.names) { try LedgerLookupBench.run(into: &report, progress: progress) }
+        if selected(ReverifyBench.names) { try ReverifyBench.run(into: &report, progress: progress) }
         return report
     }
 
-    static func say(_ text: String, _ progress: Bool) {
-        if progress { FileHandle.standardError.write(Data("  \(text)\n".utf8)) }
-    }
+    /// A progress line on standard error (text mode only).
+    static func say(_ text: String, _ progress: Bool) { if progress { FileHandle.standardError.write(Data("  \(text)\n".utf8)) } }
 
+    /// Fails the benchmark unless `condition` holds: a figure over wrong data is worse than none.
     static func expect(_ condition: Bool, _ problem: @autoclosure () -> String) throws {
-        guard condition else { throw LedgerBenchFailure(message: problem()) }
+        if !condition { throw LedgerBenchFailure(message: problem()) }
     }
 
     static func seconds(_ duration: Duration) -> Double {

@@ -106,7 +106,7 @@ struct ConfigurationParsingTests {
         (#"{"bundleIDs": ["com.x"]}"#,
          "config /etc/rd.json: bundleIDs: unknown key (did you mean 'bundleIds'?); known keys here: bundleIds, bundleId, appAppleId, products, sandbox, paidToFree, appStore"),
         (#"{"products": {"coins.100": {"entitlement": "coins", "type": "consumable", "unit": 5}}}"#,
-         "config /etc/rd.json: products.coins.100.unit: unknown key (did you mean 'units'?); known keys here: entitlement, type, duration, units"),
+         "config /etc/rd.json: products.coins.100.unit: unknown key (did you mean 'units'?); known keys here: entitlement, type, duration, units, name"),
         (#"{"sandbox": {"allowSandbx": true}}"#,
          "config /etc/rd.json: sandbox.allowSandbx: unknown key (did you mean 'allowSandbox'?); known keys here: allowSandbox"),
         (#"{"sandbox": {"allowSandbox": true, "allowTesters": true}}"#,

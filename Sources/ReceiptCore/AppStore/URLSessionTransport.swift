@@ -47,10 +47,23 @@ public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
 
     deinit { session.invalidateAndCancel() }
 
+    /// Whether `RECEIPTDESK_LOOPBACK_ONLY=1` confines every request to loopback (`make test` sets it).
+    public static var loopbackOnly: Bool { ProcessInfo.processInfo.environment["RECEIPTDESK_LOOPBACK_ONLY"] == "1" }
+
+    /// Whether the URL's host is a loopback address.
+    public static func isLoopback(_ url: URL) -> Bool {
+        guard let host = url.host?.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]")) else { return false }
+        return host == "localhost" || host == "::1" || host.hasPrefix("127.")
+    }
+
     /// Sends `request`; see the type's notes for how failures map.
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         guard let scheme = request.url.scheme?.lowercased(), scheme == "https" || scheme == "http" else {
             throw AppStoreError(.configuration, "\(request.url.absoluteString): only http and https URLs can be sent")
+        }
+        if URLSessionTransport.loopbackOnly, !URLSessionTransport.isLoopback(request.url) {
+            throw AppStoreError(.configuration,
+                                "\(URLSessionTransport.target(request.url)): refused: RECEIPTDESK_LOOPBACK_ONLY is set (tests reach nothing but 127.0.0.1)")
         }
         var urlRequest = URLRequest(url: request.url, cachePolicy: .reloadIgnoringLocalAndRemoteCacheData,
                                     timeoutInterval: request.timeout.seconds)

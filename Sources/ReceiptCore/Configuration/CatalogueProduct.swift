@@ -6,7 +6,7 @@ import Foundation
 /// "products": {
 ///   "pro.monthly": { "entitlement": "pro", "type": "auto-renewable" },
 ///   "pro.pass.30d": { "entitlement": "pro", "type": "non-renewing", "duration": "P30D" },
-///   "coins.100": { "entitlement": "coins", "type": "consumable", "units": 100 }
+///   "coins.100": { "entitlement": "coins", "type": "consumable", "units": 100, "name": "金币礼包" }
 /// }
 /// ```
 public struct CatalogueProduct: Sendable, Equatable {
@@ -18,11 +18,14 @@ public struct CatalogueProduct: Sendable, Equatable {
     public var duration: ISODuration?
     /// Consumables: units granted per purchased quantity of 1 (a "coins.100" product gives 100).
     public var units: Int64
+    /// The name people know the product by ("金币礼包"), for display only.
+    public var name: String?
 
-    public init(entitlement: String, type: ProductType, duration: ISODuration? = nil, units: Int64 = 1) {
+    public init(entitlement: String, type: ProductType, duration: ISODuration? = nil, units: Int64 = 1, name: String? = nil) {
         self.entitlement = entitlement
         self.type = type
         self.duration = duration
         self.units = units
+        self.name = name
     }
 }

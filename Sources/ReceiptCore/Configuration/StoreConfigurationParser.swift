@@ -6,7 +6,7 @@ struct StoreConfigurationParser {
     let source: String
 
     static let topLevelKeys = ["bundleIds", "bundleId", "appAppleId", "products", "sandbox", "paidToFree", "appStore"]
-    static let productKeys = ["entitlement", "type", "duration", "units"]
+    static let productKeys = ["entitlement", "type", "duration", "units", "name"]
     static let sandboxKeys = ["allowSandbox"]
     static let paidToFreeKeys = ["entitlement", "beforeBuild", "beforeDate"]
     /// Type names in the order error messages list them.
@@ -145,7 +145,8 @@ struct StoreConfigurationParser {
             }
             units = try unitsValue.integer(in: 1...Self.maxUnits)
         }
-        return CatalogueProduct(entitlement: entitlement, type: type, duration: duration, units: units)
+        let name = try fields["name"]?.name(what: "a product name")
+        return CatalogueProduct(entitlement: entitlement, type: type, duration: duration, units: units, name: name)
     }
 
     private func allowSandbox(_ value: ConfigValue?) throws -> Bool {

@@ -82,6 +82,8 @@ public struct VerifyReceiptResponse: Sendable {
         if entry.has(key + "_ms") { return try entry.millisecondsDate(key + "_ms") }
         guard let text = try entry.string(key), !text.isEmpty else { return nil }
         if let date = AppleDateText.parse(text) { return date }
+        // iOS 6 style answers write some dates (expires_date) as milliseconds.
+        if text.allSatisfy(\.isNumber), text.count <= 15, let ms = Double(text) { return RFC3339.fromMilliseconds(ms) }
         throw ReceiptError(.badValue, "\(entry.what): `\(key)` is not a date: '\(text.prefix(40))'")
     }
 }

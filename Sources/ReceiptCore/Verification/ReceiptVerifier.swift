@@ -125,7 +125,8 @@ public struct ReceiptVerifier: Sendable {
         guard x5c.count == 3 else {
             return Verdict(.invalid, "invalid JWS format: x5c holds \(x5c.count) certificates, Apple's chain has 3")
         }
-        if let mismatch = bundleMismatch(bundleId) { return Verdict(.invalid, mismatch) }
+        // Renewal infos name no app; everything else must name ours.
+        if what != "renewal info", let mismatch = bundleMismatch(bundleId) { return Verdict(.invalid, mismatch) }
         guard let signedDate else {
             return Verdict(.invalid, "the \(what) has no signedDate to validate the chain at")
         }

@@ -1,0 +1,145 @@
+import Foundation
+import ReceiptCore
+
+/// How many rows each list holds, read without counting: `max(rowid)`, one index step per table.
+/// The ledger never deletes from these tables, so for them the highest rowid is the number of
+/// rows ever written (exact unless someone deleted rows by hand, then an over-estimate). Open
+/// conflicts are counted through `conflicts_by_status`, which holds only the few open ones.
+public struct BrowseCounts: Sendable, Equatable {
+    public var rows: [BrowseTable: Int64]
+    public var openConflicts: Int64
+
+    public init(rows: [BrowseTable: Int64] = [:], openConflicts: Int64 = 0) {
+        self.rows = rows
+        self.openConflicts = openConflicts
+    }
+}
+
+/// One attempt to ask Apple, as recorded.
+public struct VerificationAttemptRecord: Sendable, Equatable {
+    public let attemptedAt: Date
+    public let receiptId: Int64?
+    public let endpoint: String
+    public let environment: String?
+    public let status: String?
+    public let outcome: String
+    public let detail: String?
+    public let operatorName: String
+}
+
+/// A stored receipt with its raw bytes, for decoding in the detail pane.
+public struct StoredReceipt: Sendable {
+    public let record: ReceiptRecord
+    public let raw: [UInt8]
+    /// The environment Apple's last answer named (stored name).
+    public let appleEnvironment: String?
+    public let lastVerifiedAt: Date?
+    /// The newest attempts to ask Apple about it (at most 5), newest first.
+    public let attempts: [VerificationAttemptRecord]
+}
+
+/// A manual revocation, for the customer timeline.
+public struct RevocationRecord: Sendable, Equatable {
+    public let entitlement: String
+    public let revokedAt: Date
+    public let revokedBy: String
+    public let reason: String
+}
+
+extension Browser {
+    /// The row counts of every list and the number of open conflicts.
+    public func counts() throws -> BrowseCounts {
+        var counts = BrowseCounts()
+        for table in BrowseTable.allCases {
+            let name = BrowseQuery(table, BrowseFilter()).tableName
+            counts.rows[table] = try database.queryFirst("SELECT max(rowid) AS n FROM \(name)", [])?.int("n") ?? 0
+        }
+        counts.openConflicts = try database.queryFirst("SELECT count(*) AS n FROM conflicts WHERE status = 'open'", [])?.int("n") ?? 0
+        return counts
+    }
+
+    /// One stored receipt with its bytes and newest attempts.
+    public func receipt(_ receiptId: Int64) throws -> StoredReceipt? {
+        guard let row = try database.queryFirst("""
+            SELECT receipt_id, sha256, raw, format, environment, verdict, verdict_reason, source, customer_id, imported_at, imported_by,
+                   apple_environment, last_verified_at
+            FROM receipts WHERE receipt_id = ?
+            """, [.integer(receiptId)]) else { return nil }
+        let attempts = try database.query("""
+            SELECT * FROM verification_attempts WHERE receipt_id = ? ORDER BY attempt_id DESC LIMIT 5
+            """, [.integer(receiptId)]).map(Self.attempt)
+        return StoredReceipt(record: PurchaseLedger.receiptRecord(row), raw: row.blob("raw") ?? [],
+                             appleEnvironment: row.string("apple_environment"), lastVerifiedAt: row.date("last_verified_at"),
+                             attempts: attempts)
+    }
+
+    /// One conflict by number.
+    public func conflict(_ conflictId: Int64) throws -> ConflictRecord? {
+        try database.queryFirst("SELECT * FROM conflicts WHERE conflict_id = ?", [.integer(conflictId)]).map(PurchaseLedger.conflictRecord)
+    }
+
+    /// One audit entry by sequence number.
+    public func auditEntry(_ seq: Int64) throws -> AuditEntry? {
+        try database.queryFirst("SELECT * FROM audit_log WHERE seq = ?", [.integer(seq)]).map(Self.auditEntry)
+    }
+
+    /// Whether the customer exists.
+    public func customerExists(_ customerId: String) throws -> Bool {
+        try database.queryFirst("SELECT 1 AS found FROM customers WHERE customer_id = ?", [.text(customerId)]) != nil
+    }
+
+    /// The newest attempts to ask Apple about any receipt of the customer (at most `limit`), newest first.
+    public func verificationAttempts(customer customerId: String, limit: Int = 100) throws -> [VerificationAttemptRecord] {
+        try database.query("""
+            SELECT * FROM verification_attempts WHERE receipt_id IN (SELECT receipt_id FROM receipts WHERE customer_id = ?)
+            ORDER BY attempt_id DESC LIMIT ?
+            """, [.text(customerId), .integer(Int64(limit))]).map(Self.attempt)
+    }
+
+    /// The customer's manual revocations, oldest first.
+    public func revocations(customer customerId: String) throws -> [RevocationRecord] {
+        try database.query("SELECT * FROM revocations WHERE customer_id = ? ORDER BY revocation_id", [.text(customerId)]).map { row in
+            RevocationRecord(entitlement: row.string("entitlement") ?? "", revokedAt: row.date("revoked_at") ?? .distantPast,
+                             revokedBy: row.string("revoked_by") ?? "", reason: row.string("reason") ?? "")
+        }
+    }
+
+    static func attempt(_ row: SQLRow) -> VerificationAttemptRecord {
+        VerificationAttemptRecord(attemptedAt: row.date("attempted_at") ?? .distantPast, receiptId: row.int("receipt_id"),
+                                  endpoint: row.string("endpoint") ?? "", environment: row.string("environment"),
+                                  status: row.string("status"), outcome: row.string("outcome") ?? "", detail: row.string("detail"),
+                                  operatorName: row.string("operator") ?? "")
+    }
+
+    /// `EXPLAIN QUERY PLAN` of every statement the lists run for `filter` (each tab, first page
+    /// and a page after a key) plus the per-row and detail lookups: the plan lines that read a
+    /// whole table or index instead of searching one (`SCAN …`); empty when none.
+    public func fullScans(filter: BrowseFilter) throws -> [String] {
+        var statements: [(sql: String, parameters: [SQLValue])] = []
+        for table in BrowseTable.allCases {
+            for cursor in [PageCursor.first, .after(1), .before(100), .last] {
+                statements += self.statements(table, filter: filter, cursor: cursor, limit: 20)
+            }
+        }
+        let id: [SQLValue] = [.text("x")]
+        statements += [
+            ("SELECT count(*) AS n FROM (SELECT 1 FROM transactions WHERE customer_id = ? LIMIT 1000)", id),
+            ("SELECT DISTINCT entitlement FROM entitlements WHERE customer_id = ? AND active = 1", id),
+            ("SELECT environment FROM receipts WHERE customer_id = ? ORDER BY receipt_id DESC LIMIT 50", id),
+            ("SELECT 1 FROM transactions WHERE customer_id = ? AND environment != 'Production' LIMIT 1", id),
+            ("SELECT count(*) AS n FROM conflicts WHERE (claimant_customer_id = ? OR owner_customer_id = ?) AND status = 'open'", id + id),
+            ("SELECT 1 FROM conflicts WHERE transaction_id = ? AND status = 'open' LIMIT 1", id),
+            ("SELECT count(*) AS n FROM conflicts WHERE status = 'open'", []),
+            ("SELECT * FROM verification_attempts WHERE receipt_id IN (SELECT receipt_id FROM receipts WHERE customer_id = ?) ORDER BY attempt_id DESC LIMIT 100", id),
+            ("SELECT * FROM revocations WHERE customer_id = ? ORDER BY revocation_id", id),
+        ]
+        var scans: [String] = []
+        for statement in statements {
+            let plan = try database.query("EXPLAIN QUERY PLAN " + statement.sql, statement.parameters).compactMap { $0.string("detail") }
+            for line in plan where line.hasPrefix("SCAN ") && !line.hasPrefix("SCAN CONSTANT") {
+                scans.append("\(line) in: \(statement.sql)")
+            }
+        }
+        return scans
+    }
+}

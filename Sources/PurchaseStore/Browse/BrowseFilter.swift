@@ -1,0 +1,133 @@
+import Foundation
+
+/// What the console's `/` filter asks for, parsed from text such as
+/// `1000000359369424`, `cust-0042 env:sandbox`, `status:conflict`, `verdict:invalid`.
+///
+/// Grammar (words separated by spaces; a word in double quotes may contain spaces):
+///
+///     filter     = word*
+///     word       = qualifier ":" value | term
+///     qualifier  = "env" | "status" | "verdict"                    ; properties
+///                | "customer" | "order" | "tx" | "original" | "product" ; one id field
+///     term       = any other text: matches a customer id, order id, transaction id,
+///                  original transaction id or product id exactly (receipts also by `#N`)
+///
+/// Every word must hold (AND). Ids match exactly, so every match is an index lookup.
+public struct BrowseFilter: Sendable, Equatable {
+    /// An id field a qualifier names.
+    public enum Field: String, Sendable, CaseIterable {
+        case customer, order, tx, original, product
+    }
+
+    /// Free terms: each matches any id field of the row.
+    public var terms: [String] = []
+    /// Field qualifiers (`customer:alice`), in the order written.
+    public var fields: [FieldMatch] = []
+    /// `env:`: the stored environment name ("Production", "Sandbox", "Xcode", "LocalTesting").
+    public var environment: String?
+    /// `status:`: conflict, open, resolved, paid, pending, failed, refunded, tester, mismatch,
+    /// or an order binding (unbound, ambiguous, explicit, account-token, single-pending-order).
+    public var status: String?
+    /// `verdict:`: valid, invalid, unsigned, unverifiable.
+    public var verdict: String?
+
+    /// One `field:value` word.
+    public struct FieldMatch: Sendable, Equatable {
+        public let field: Field
+        public let value: String
+    }
+
+    /// No filter.
+    public init() {}
+
+    /// Whether nothing is asked.
+    public var isEmpty: Bool { terms.isEmpty && fields.isEmpty && environment == nil && status == nil && verdict == nil }
+
+    /// Every exact text the filter looks for (terms and field values), for highlighting matches.
+    public var highlightTexts: [String] { terms + fields.map(\.value) }
+
+    /// The environment values `env:` accepts and the stored name each means.
+    public static let environments: [String: String] = [
+        "production": "Production", "sandbox": "Sandbox", "xcode": "Xcode", "local": "LocalTesting", "localtesting": "LocalTesting",
+    ]
+    /// The `status:` values.
+    public static let statuses: Set<String> = [
+        "conflict", "open", "resolved", "paid", "pending", "failed", "refunded", "tester", "mismatch",
+        "unbound", "ambiguous", "explicit", "account-token", "single-pending-order",
+    ]
+    /// The `verdict:` values.
+    public static let verdicts: Set<String> = ["valid", "invalid", "unsigned", "unverifiable"]
+
+    /// Parses filter text; throws `StoreError(.invalidInput)` naming the word that is wrong.
+    public init(parsing text: String) throws {
+        for word in try Self.words(text) {
+            guard let colon = word.firstIndex(of: ":"), colon != word.startIndex else {
+                terms.append(word)
+                continue
+            }
+            let name = word[..<colon].lowercased()
+            let value = String(word[word.index(after: colon)...])
+            guard !value.isEmpty else { throw StoreError(.invalidInput, "filter: '\(word)' needs a value after the colon") }
+            switch name {
+            case "env", "environment":
+                guard let stored = Self.environments[value.lowercased()] else {
+                    throw StoreError(.invalidInput, "filter: env:\(value) is not one of production, sandbox, xcode, local")
+                }
+                environment = stored
+            case "status":
+                guard Self.statuses.contains(value.lowercased()) else {
+                    throw StoreError(.invalidInput, "filter: status:\(value) is not one of \(Self.statuses.sorted().joined(separator: ", "))")
+                }
+                status = value.lowercased()
+            case "verdict":
+                guard Self.verdicts.contains(value.lowercased()) else {
+                    throw StoreError(.invalidInput, "filter: verdict:\(value) is not one of valid, invalid, unsigned, unverifiable")
+                }
+                verdict = value.lowercased()
+            default:
+                let alias = ["transaction": "tx", "cust": "customer"][name] ?? name
+                guard let field = Field(rawValue: alias) else {
+                    // Not a qualifier: ids may contain colons ("urn:x"), so it is a term.
+                    terms.append(word)
+                    continue
+                }
+                fields.append(FieldMatch(field: field, value: value))
+            }
+        }
+    }
+
+    /// Splits on spaces, keeping double-quoted words whole.
+    static func words(_ text: String) throws -> [String] {
+        var words: [String] = []
+        var current = ""
+        var quoted = false
+        var hadQuotes = false
+        for character in text {
+            if character == "\"" {
+                quoted.toggle()
+                hadQuotes = true
+            } else if character.isWhitespace && !quoted {
+                if !current.isEmpty || hadQuotes { words.append(current) }
+                current = ""
+                hadQuotes = false
+            } else {
+                current.append(character)
+            }
+        }
+        guard !quoted else { throw StoreError(.invalidInput, "filter: a double quote is not closed") }
+        if !current.isEmpty || hadQuotes { words.append(current) }
+        return words.filter { !$0.isEmpty }
+    }
+
+    /// The filter written back as text (qualifiers after terms).
+    public var text: String {
+        func quote(_ s: String) -> String { s.contains(" ") ? "\"\(s)\"" : s }
+        var words = terms.map(quote) + fields.map { "\($0.field.rawValue):\(quote($0.value))" }
+        if let environment {
+            words.append("env:" + (Self.environments.first { $0.value == environment && $0.key != "localtesting" }?.key ?? environment))
+        }
+        if let status { words.append("status:" + status) }
+        if let verdict { words.append("verdict:" + verdict) }
+        return words.joined(separator: " ")
+    }
+}

@@ -1,0 +1,212 @@
+import Foundation
+
+/// A SQL condition with its parameters.
+struct SQLCondition: Sendable {
+    let sql: String
+    let parameters: [SQLValue]
+
+    init(_ sql: String, _ parameters: [SQLValue] = []) {
+        self.sql = sql
+        self.parameters = parameters
+    }
+
+    /// The conditions joined with OR, in parentheses.
+    static func any(_ conditions: [SQLCondition]) -> SQLCondition {
+        SQLCondition("(" + conditions.map(\.sql).joined(separator: " OR ") + ")", conditions.flatMap(\.parameters))
+    }
+}
+
+/// How one list answers one filter: the indexed lookups that find candidate rows (`sources`,
+/// their union), the conditions every row must also meet (`predicates`), and the filter words
+/// the list does not apply.
+///
+/// With no source, the list is walked in key order: plainly when there is no predicate, else
+/// in bounded chunks (`BrowseLimits.scanBudget`), because a predicate has no index to use.
+struct BrowseQuery: Sendable {
+    let table: BrowseTable
+    var sources: [SQLCondition] = []
+    var predicates: [SQLCondition] = []
+    var ignored: [String] = []
+
+    /// The SQL table name.
+    var tableName: String {
+        switch table {
+        case .audit: return "audit_log"
+        default: return table.rawValue
+        }
+    }
+
+    /// The columns a row of this list needs (never a receipt's raw bytes or decoded JSON).
+    var columns: String {
+        switch table {
+        case .customers: return "customer_id, is_tester"
+        case .receipts:
+            return "receipt_id, sha256, format, environment, verdict, verdict_reason, source, customer_id, imported_at, imported_by, apple_environment, last_verified_at"
+        case .audit: return "seq, at, operator, action, target, details, prev_hash, hash"
+        default: return "*"
+        }
+    }
+
+    /// The query for `filter` on `table`.
+    init(_ table: BrowseTable, _ filter: BrowseFilter) {
+        self.table = table
+        // Each id word is a set of alternatives; the first one drives (its alternatives are the
+        // sources), the others must also hold (each becomes one OR predicate).
+        var idWords: [(word: String, alternatives: [SQLCondition])] = []
+        for field in filter.fields {
+            let word = "\(field.field.rawValue):\(field.value)"
+            let alternatives = Self.alternatives(table, field: field.field, value: field.value)
+            if alternatives.isEmpty { ignored.append(word) } else { idWords.append((word, alternatives)) }
+        }
+        for term in filter.terms {
+            idWords.append((term, Self.alternatives(table, term: term)))
+        }
+        if let first = idWords.first {
+            sources = first.alternatives
+            predicates += idWords.dropFirst().map { SQLCondition.any($0.alternatives) }
+        }
+        let t = tableName
+        if let environment = filter.environment {
+            switch table {
+            case .transactions, .receipts: predicates.append(SQLCondition("\(t).environment = ?", [.text(environment)]))
+            case .customers:
+                predicates.append(SQLCondition("""
+                    EXISTS (SELECT 1 FROM transactions x WHERE x.customer_id = customers.customer_id AND x.environment = ?)
+                    """, [.text(environment)]))
+            default: ignored.append("env:")
+            }
+        }
+        if let verdict = filter.verdict {
+            switch table {
+            case .receipts: predicates.append(SQLCondition("receipts.verdict = ?", [.text(verdict)]))
+            case .transactions:
+                predicates.append(SQLCondition("""
+                    EXISTS (SELECT 1 FROM receipts r WHERE r.receipt_id = transactions.first_receipt_id AND r.verdict = ?)
+                    """, [.text(verdict)]))
+            case .customers:
+                predicates.append(SQLCondition("""
+                    EXISTS (SELECT 1 FROM receipts r WHERE r.customer_id = customers.customer_id AND r.verdict = ?)
+                    """, [.text(verdict)]))
+            default: ignored.append("verdict:")
+            }
+        }
+        if let status = filter.status { applyStatus(status) }
+    }
+
+    /// `status:` on this list: an indexed source when there is none yet and the status has one
+    /// (open conflicts are few), else a predicate.
+    private mutating func applyStatus(_ status: String) {
+        let openConflicts = "SELECT transaction_id FROM conflicts WHERE status = 'open'"
+        var source: SQLCondition?
+        var predicate: SQLCondition?
+        switch (table, status) {
+        case (.customers, "conflict"):
+            source = SQLCondition("""
+                customers.customer_id IN (SELECT claimant_customer_id FROM conflicts WHERE status = 'open'
+                                          UNION SELECT owner_customer_id FROM conflicts WHERE status = 'open')
+                """)
+        case (.customers, "tester"): predicate = SQLCondition("customers.is_tester = 1")
+        case (.customers, "mismatch"):
+            predicate = SQLCondition("""
+                EXISTS (SELECT 1 FROM receipts r WHERE r.customer_id = customers.customer_id AND r.apple_environment IS NOT NULL
+                        AND r.apple_environment != r.environment AND r.apple_environment != 'Unknown' AND r.environment != 'Unknown')
+                """)
+        case (.orders, "paid"), (.orders, "pending"), (.orders, "failed"), (.orders, "refunded"):
+            predicate = SQLCondition("orders.status = ?", [.text(status)])
+        case (.orders, "conflict"):
+            source = SQLCondition("orders.order_id IN (SELECT t.order_id FROM transactions t WHERE t.transaction_id IN (\(openConflicts)))")
+        case (.transactions, "conflict"): source = SQLCondition("transactions.transaction_id IN (\(openConflicts))")
+        case (.transactions, "refunded"):
+            predicate = SQLCondition("(transactions.revocation_date IS NOT NULL OR transactions.cancellation_date IS NOT NULL)")
+        case (.transactions, "unbound"), (.transactions, "ambiguous"), (.transactions, "explicit"),
+             (.transactions, "account-token"), (.transactions, "single-pending-order"):
+            predicate = SQLCondition("transactions.binding = ?", [.text(status)])
+        case (.receipts, "conflict"):
+            source = SQLCondition("receipts.receipt_id IN (SELECT receipt_id FROM conflicts WHERE status = 'open')")
+        case (.receipts, "mismatch"):
+            predicate = SQLCondition("""
+                (receipts.apple_environment IS NOT NULL AND receipts.apple_environment != receipts.environment
+                 AND receipts.apple_environment != 'Unknown' AND receipts.environment != 'Unknown')
+                """)
+        case (.conflicts, "conflict"), (.conflicts, "open"): source = SQLCondition("conflicts.status = 'open'")
+        case (.conflicts, "resolved"): source = SQLCondition("conflicts.status = 'resolved'")
+        default:
+            ignored.append("status:\(status)")
+            return
+        }
+        if let source {
+            if sources.isEmpty { sources = [source] } else { predicates.append(source) }
+        }
+        if let predicate { predicates.append(predicate) }
+    }
+
+    /// What a free term matches on `table`: every id column, each an index lookup.
+    static func alternatives(_ table: BrowseTable, term: String) -> [SQLCondition] {
+        let v = SQLValue.text(term)
+        let number = Int64(term.hasPrefix("#") ? String(term.dropFirst()) : term)
+        switch table {
+        case .customers:
+            return [SQLCondition("customers.customer_id = ?", [v])]
+                + [via("transaction_id"), via("original_transaction_id")].map { SQLCondition($0, [v]) }
+                + [SQLCondition("customers.customer_id IN (SELECT customer_id FROM orders WHERE order_id = ?)", [v])]
+        case .orders:
+            return ["orders.order_id = ?", "orders.customer_id = ?", "orders.product_id = ?",
+                    "orders.order_id IN (SELECT order_id FROM transactions WHERE transaction_id = ?)",
+                    "orders.order_id IN (SELECT order_id FROM transactions WHERE original_transaction_id = ?)"]
+                .map { SQLCondition($0, [v]) }
+        case .transactions:
+            return ["transaction_id", "original_transaction_id", "order_id", "customer_id", "product_id"]
+                .map { SQLCondition("transactions.\($0) = ?", [v]) }
+        case .receipts:
+            return [SQLCondition("receipts.customer_id = ?", [v])]
+                + ["transaction_id", "original_transaction_id", "order_id"].map {
+                    SQLCondition("receipts.receipt_id IN (SELECT first_receipt_id FROM transactions WHERE \($0) = ?)", [v])
+                }
+                + (number.map { [SQLCondition("receipts.receipt_id = ?", [.integer($0)])] } ?? [])
+        case .conflicts:
+            return ["transaction_id", "owner_customer_id", "claimant_customer_id"].map { SQLCondition("conflicts.\($0) = ?", [v]) }
+                + (number.map { [SQLCondition("conflicts.conflict_id = ?", [.integer($0)])] } ?? [])
+        case .audit:
+            var targets = ["customer:", "transaction:", "order:"].map { SQLValue.text($0 + term) }
+            if let number { targets.append(.text("receipt:\(number)")) }
+            return targets.map { SQLCondition("audit_log.target = ?", [$0]) }
+        }
+    }
+
+    /// What `field:value` matches on `table`; empty when the list has no such field.
+    static func alternatives(_ table: BrowseTable, field: BrowseFilter.Field, value: String) -> [SQLCondition] {
+        let v = SQLValue.text(value)
+        switch (table, field) {
+        case (.customers, .customer): return [SQLCondition("customers.customer_id = ?", [v])]
+        case (.customers, .tx): return [SQLCondition(via("transaction_id"), [v])]
+        case (.customers, .original): return [SQLCondition(via("original_transaction_id"), [v])]
+        case (.customers, .order): return [SQLCondition("customers.customer_id IN (SELECT customer_id FROM orders WHERE order_id = ?)", [v])]
+        case (.orders, .customer): return [SQLCondition("orders.customer_id = ?", [v])]
+        case (.orders, .order): return [SQLCondition("orders.order_id = ?", [v])]
+        case (.orders, .product): return [SQLCondition("orders.product_id = ?", [v])]
+        case (.orders, .tx): return [SQLCondition("orders.order_id IN (SELECT order_id FROM transactions WHERE transaction_id = ?)", [v])]
+        case (.orders, .original):
+            return [SQLCondition("orders.order_id IN (SELECT order_id FROM transactions WHERE original_transaction_id = ?)", [v])]
+        case (.transactions, _):
+            let column = ["customer": "customer_id", "order": "order_id", "tx": "transaction_id",
+                          "original": "original_transaction_id", "product": "product_id"][field.rawValue] ?? "transaction_id"
+            return [SQLCondition("transactions.\(column) = ?", [v])]
+        case (.receipts, .customer): return [SQLCondition("receipts.customer_id = ?", [v])]
+        case (.receipts, .tx), (.receipts, .original), (.receipts, .order):
+            let column = ["tx": "transaction_id", "original": "original_transaction_id", "order": "order_id"][field.rawValue] ?? "transaction_id"
+            return [SQLCondition("receipts.receipt_id IN (SELECT first_receipt_id FROM transactions WHERE \(column) = ?)", [v])]
+        case (.conflicts, .customer):
+            return [SQLCondition("conflicts.owner_customer_id = ?", [v]), SQLCondition("conflicts.claimant_customer_id = ?", [v])]
+        case (.conflicts, .tx): return [SQLCondition("conflicts.transaction_id = ?", [v])]
+        case (.audit, .customer): return [SQLCondition("audit_log.target = ?", [.text("customer:" + value)])]
+        case (.audit, .tx): return [SQLCondition("audit_log.target = ?", [.text("transaction:" + value)])]
+        case (.audit, .order): return [SQLCondition("audit_log.target = ?", [.text("order:" + value)])]
+        default: return []
+        }
+    }
+
+    /// A customers condition through one indexed column of their transactions.
+    private static func via(_ column: String) -> String {
+        "customers.customer_id IN (SELECT customer_id FROM transactions WHERE \(column) = ?)"
+    }
+}

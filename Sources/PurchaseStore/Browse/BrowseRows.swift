@@ -1,0 +1,123 @@
+import Foundation
+import ReceiptCore
+
+/// The lists the console pages through, one per tab.
+public enum BrowseTable: String, Sendable, CaseIterable {
+    case customers, orders, transactions, receipts, conflicts, audit
+
+    /// The tab's title.
+    public var title: String { rawValue.prefix(1).uppercased() + rawValue.dropFirst() }
+
+    /// Whether the list shows the newest row first (the audit log); every other list is oldest first.
+    public var newestFirst: Bool { self == .audit }
+}
+
+/// A customer in the list, with what the row shows beside the id.
+public struct CustomerListRow: Sendable, Equatable {
+    public let customerId: String
+    public let isTester: Bool
+    /// Transactions owned, counted up to `BrowseLimits.countCap` (`transactionCountCapped` says when it stopped).
+    public let transactionCount: Int
+    public let transactionCountCapped: Bool
+    /// Entitlements held now (from the stored entitlement rows), sorted.
+    public let activeEntitlements: [String]
+    /// The environments of their transactions and receipts (stored names), sorted.
+    public let environments: [String]
+    /// Whether Apple reported another environment than a receipt of theirs states.
+    public let environmentMismatch: Bool
+    /// Open conflicts they are part of.
+    public let openConflicts: Int
+}
+
+/// A receipt in the list: the stored record and the environment Apple reported, if re-verified.
+public struct ReceiptListRow: Sendable, Equatable {
+    public let record: ReceiptRecord
+    /// The environment Apple's last answer named (stored name), nil before any re-verification.
+    public let appleEnvironment: String?
+    /// When it was last re-verified.
+    public let lastVerifiedAt: Date?
+
+    /// Whether Apple's environment differs from the receipt's.
+    public var environmentMismatch: Bool {
+        guard let appleEnvironment, appleEnvironment != "Unknown", record.environment != "Unknown" else { return false }
+        return appleEnvironment != record.environment
+    }
+}
+
+/// A transaction in the list, and whether another customer claims it.
+public struct TransactionListRow: Sendable, Equatable {
+    public let record: TransactionRecord
+    public let inOpenConflict: Bool
+}
+
+/// One row of a list. `key` is the row's SQLite rowid (for the audit log its `seq`): lists are
+/// ordered by it and paged by it.
+public enum BrowseRow: Sendable, Equatable {
+    case customer(Int64, CustomerListRow)
+    case order(Int64, OrderRecord)
+    case transaction(Int64, TransactionListRow)
+    case receipt(Int64, ReceiptListRow)
+    case conflict(Int64, ConflictRecord)
+    case audit(Int64, AuditEntry)
+
+    /// The key the list is ordered and paged by.
+    public var key: Int64 {
+        switch self {
+        case .customer(let key, _), .order(let key, _), .transaction(let key, _), .receipt(let key, _),
+             .conflict(let key, _), .audit(let key, _):
+            return key
+        }
+    }
+
+    /// The customer the row belongs to, when it belongs to one.
+    public var customerId: String? {
+        switch self {
+        case .customer(_, let row): return row.customerId
+        case .order(_, let order): return order.customerId
+        case .transaction(_, let row): return row.record.customerId
+        case .receipt(_, let row): return row.record.customerId
+        case .conflict(_, let conflict): return conflict.claimantCustomerId
+        case .audit(_, let entry):
+            return entry.target.hasPrefix("customer:") ? String(entry.target.dropFirst("customer:".count)) : nil
+        }
+    }
+}
+
+/// Where a page starts, in the list's display order.
+public enum PageCursor: Sendable, Equatable {
+    /// The start of the list.
+    case first
+    /// The end of the list (the page ends with the last row).
+    case last
+    /// Rows after this key.
+    case after(Int64)
+    /// Rows before this key (the page ends just before it).
+    case before(Int64)
+    /// This key and the rows after it.
+    case from(Int64)
+}
+
+/// One page of a list, in display order.
+public struct BrowsePage: Sendable, Equatable {
+    public let rows: [BrowseRow]
+    /// True when the page stopped because the limit was reached (there may be more beyond it).
+    public let isFull: Bool
+    /// A filter on an unindexed property (`env:`, `verdict:`, `status:paid` …) scans the table in
+    /// key order, at most `BrowseLimits.scanBudget` keys per page; when it stopped early this
+    /// is the last key it examined (continue with `.after(scannedThrough)`), else nil.
+    public let scannedThrough: Int64?
+    /// Filter words this list does not apply (`verdict:` on the orders list), for the console to say so.
+    public let ignored: [String]
+}
+
+/// The bounds that keep every list query small.
+public enum BrowseLimits {
+    /// Per-row counts stop here ("999+").
+    public static let countCap = 999
+    /// Keys examined per page by a filter that has no index to use.
+    public static let scanBudget: Int64 = 200_000
+    /// Keys examined per statement of such a scan.
+    public static let scanChunk: Int64 = 20_000
+    /// The largest page.
+    public static let maxPage = 500
+}

@@ -1,0 +1,269 @@
+import Foundation
+import PurchaseStore
+import ReceiptCore
+import StoreSimulator
+import Testing
+
+/// Re-verification over real HTTP on loopback against the StoreSimulator.
+@Suite("Re-verification against the simulator on loopback", .serialized)
+struct ReverifyTests {
+    /// A ledger, a simulator sharing its test CA, and a reverifier wired to it.
+    final class Harness {
+        let fixture: LedgerFixture
+        let state: SimulatorState
+        let simulator: AppStoreSimulator
+        var service: AppleService
+
+        init(retry: RetryPolicy = RetryPolicy(maxAttempts: 3, base: .milliseconds(5), cap: .milliseconds(20)),
+             timeout: Double = 5, serverAPIKey: PrivateKey? = nil) throws {
+            fixture = try LedgerFixture(now: "2025-06-15T00:00:00Z")
+            state = SimulatorState(authority: fixture.authority, bundleId: "com.example.app")
+            simulator = try AppStoreSimulator(state: state)
+            try simulator.start()
+            let endpoints = AppStoreEndpoints.rooted(at: simulator.baseURL)
+            for url in [endpoints.verifyReceiptProduction, endpoints.serverAPISandbox] {
+                precondition(url.host == "127.0.0.1", "tests reach nothing but loopback")
+            }
+            let transport = URLSessionTransport()
+            let verify = try VerifyReceiptClient(endpoints: endpoints, transport: transport, sharedSecret: nil, retry: retry,
+                                                 timeout: RequestTimeout.clamped(seconds: timeout))
+            var api: AppStoreServerAPIClient?
+            if let serverAPIKey {
+                let credentials = try ServerAPICredentials(keyId: "KEY1", issuerId: "ISSUER", bundleId: "com.example.app", privateKey: serverAPIKey)
+                api = try AppStoreServerAPIClient(endpoints: endpoints, transport: transport, credentials: credentials,
+                                                  verifier: ReceiptVerifier(trust: fixture.authority.trustStore()), retry: retry,
+                                                  timeout: RequestTimeout.clamped(seconds: timeout), clock: { Date() })
+            }
+            service = AppleService(api: .verifyReceipt, verifyReceipt: verify, serverAPI: api, label: "simulator")
+        }
+
+        deinit { simulator.stop() }
+
+        var reverifier: Reverifier { Reverifier(lock: LedgerLock(fixture.ledger), service: service, operatorName: "mei") }
+
+        /// A receipt minted (and so known) by the simulator, imported for `customer`.
+        func importedReceipt(_ customer: String, environment: SimulatorEnvironment = .production, product: String = "com.example.pro.monthly",
+                             bought: String = "2025-05-01T00:00:00Z", expires: String? = "2025-06-01T00:00:00Z") throws -> (Int64, MintedReceipt) {
+            let minted = try state.mintUnifiedReceipt(environment: environment, purchases: [
+                SimulatedPurchase(productId: product, type: expires == nil ? .nonConsumable : .autoRenewable,
+                                  purchaseDate: LedgerFixture.date(bought), expiresDate: expires.map(LedgerFixture.date)),
+            ], account: customer, originalAppVersion: "50")
+            let result = try fixture.ledger.importArtefact(Array(minted.base64.utf8), customer: customer, source: "test", operatorName: "mei")
+            return (result.receiptId ?? -1, minted)
+        }
+
+        func run(_ id: Int64) -> ReverifyReport {
+            let reverifier = self.reverifier
+            return blocking { await reverifier.reverify(id) }
+        }
+    }
+
+    @Test func renewalsAndRefundsAppleKnowsAreAppliedOnceAndShownAsDifferences() throws {
+        let h = try Harness()
+        let (id, minted) = try h.importedReceipt("alice")
+        let original = try #require(minted.transactions.first?.transactionId)
+        let renewed = try h.state.renew(originalTransactionId: original, purchaseDate: LedgerFixture.date("2025-06-01T00:00:00Z"),
+                                        expiresDate: LedgerFixture.date("2025-07-01T00:00:00Z"))
+        #expect(try h.fixture.ledger.entitlements("alice", now: h.fixture.now).first { $0.name == "pro" }?.isActive == false)
+        let report = h.run(id)
+        #expect(report.outcome == .verified, "\(report.summary)")
+        #expect(report.comparison?.onlyApple == [renewed.transactionId])
+        #expect(report.changes.map(\.kind) == [.added])
+        #expect(try h.fixture.ledger.entitlements("alice", now: h.fixture.now).first { $0.name == "pro" }?.isActive == true)
+        // Apple refunds the renewal; a second run applies only that.
+        _ = try h.state.refund(transactionId: renewed.transactionId, date: LedgerFixture.date("2025-06-10T00:00:00Z"))
+        let second = h.run(id)
+        #expect(second.changes.map(\.kind) == [.refunded])
+        #expect(try h.fixture.ledger.entitlements("alice", now: h.fixture.now).first { $0.name == "pro" }?.isActive == false)
+        // A third run changes nothing but records its attempt.
+        let before = try h.fixture.count("SELECT count(*) AS n FROM transactions WHERE revocation_date IS NOT NULL")
+        let third = h.run(id)
+        #expect(third.changes.isEmpty)
+        #expect(try h.fixture.count("SELECT count(*) AS n FROM transactions WHERE revocation_date IS NOT NULL") == before)
+        #expect(try h.fixture.count("SELECT count(*) AS n FROM verification_attempts WHERE receipt_id = ?", [.integer(id)]) == 3)
+    }
+
+    @Test func sandboxReceiptOnProductionIsRedirectedAndRecorded() throws {
+        let h = try Harness()
+        let (id, _) = try h.importedReceipt("reviewer", environment: .sandbox)
+        let report = h.run(id)
+        #expect(report.outcome == .verified)
+        #expect(report.appleEnvironment == .sandbox)
+        #expect(report.attempts.map(\.result) == [.status(21007), .status(0)])
+        let rows = try h.fixture.database.query("SELECT endpoint, status FROM verification_attempts WHERE receipt_id = ? ORDER BY attempt_id", [.integer(id)])
+        #expect(rows.map { $0.string("status") } == ["21007", "0"])
+        #expect(rows.first?.string("endpoint")?.hasSuffix("/production/verifyReceipt") == true)
+    }
+
+    @Test func retryableStatusesAndServerErrorsAreRetried() throws {
+        let h = try Harness()
+        let (id, _) = try h.importedReceipt("bob")
+        h.simulator.faults.inject(.status(21005, isRetryable: nil), pathPrefix: "/production/verifyReceipt", times: 1)
+        h.simulator.faults.inject(.http(503), times: 1)
+        let report = h.run(id)
+        #expect(report.outcome == .verified, "\(report.attempts)")
+        #expect(report.attempts.count == 3)
+        #expect(report.attempts.filter { $0.retry > 0 }.count == 2)
+    }
+
+    @Test func nonRetryableStatusIsNotRetriedAndChangesNothing() throws {
+        let h = try Harness()
+        let (id, _) = try h.importedReceipt("carol")
+        let before = try h.fixture.count("SELECT count(*) AS n FROM transactions")
+        h.simulator.faults.inject(.status(21010, isRetryable: nil), pathPrefix: "/production/verifyReceipt", times: 5)
+        let report = h.run(id)
+        #expect(report.outcome == .rejected)
+        #expect(report.attempts.count == 1)
+        #expect(report.summary.contains("21010"))
+        #expect(try h.fixture.count("SELECT count(*) AS n FROM transactions") == before)
+    }
+
+    @Test func rateLimitHonoursRetryAfter() throws {
+        let h = try Harness()
+        let (id, _) = try h.importedReceipt("dave")
+        h.simulator.faults.inject(.rateLimited(retryAfter: "0"), times: 1)
+        let report = h.run(id)
+        #expect(report.outcome == .verified)
+        #expect(report.wasRateLimited)
+    }
+
+    @Test func timeoutsAndDroppedConnectionsAreRetriedThenReported() throws {
+        let h = try Harness(timeout: 1)
+        let (id, _) = try h.importedReceipt("erin")
+        h.simulator.faults.inject(.drop, times: 1)
+        h.simulator.faults.inject(.delay(3), times: 1)
+        let recovered = h.run(id)
+        #expect(recovered.outcome == .verified, "\(recovered.attempts)")
+        #expect(recovered.attempts.count == 3)
+        h.simulator.faults.inject(.drop, times: 10)
+        let failed = h.run(id)
+        #expect(failed.outcome == .failed)
+        #expect(failed.isTemporary)
+        #expect(try h.fixture.count("SELECT count(*) AS n FROM verification_attempts WHERE receipt_id = ? AND outcome LIKE 'gave up%'",
+                                    [.integer(id)]) == 1)
+    }
+
+    @Test func forgedReceiptIsRejectedByApple() throws {
+        let h = try Harness()
+        var builder = UnifiedReceiptBuilder(bundleId: "com.example.app", appVersion: "1", creationDate: LedgerFixture.date("2025-05-01T00:00:00Z"),
+                                            purchases: [LedgerFixture.purchase("66001", "com.example.pro.lifetime", expires: nil, type: 0)])
+        builder.receiptType = "Production"
+        let forged = try builder.build(signedBy: try TestCertificateAuthority.shared(.impostor))
+        let result = try h.fixture.ledger.importArtefact(Array(forged.base64.utf8), customer: "frank", source: "test", operatorName: "mei")
+        #expect(result.verdict.status == .invalid)
+        let report = h.run(result.receiptId ?? -1)
+        #expect(report.outcome == .rejected)
+        #expect(report.summary.contains("21003"))
+        #expect(try h.fixture.count("SELECT count(*) AS n FROM transactions") == 0)
+    }
+
+    @Test func batchKeepsAtMostNInFlight() throws {
+        let h = try Harness()
+        var collected: [Int64] = []
+        for index in 0..<24 { collected.append(try h.importedReceipt("batch-\(index)").0) }
+        let ids = collected
+        h.simulator.faults.latency = 0.03
+        h.simulator.faults.resetCounters()
+        let reverifier = h.reverifier
+        let reports = blocking { await reverifier.reverify(ids, concurrency: 4) }
+        #expect(reports.count == 24)
+        #expect(reports.allSatisfy { $0.outcome == .verified })
+        #expect(h.simulator.faults.maxInFlight <= 4)
+        #expect(h.simulator.faults.maxInFlight >= 2, "requests did overlap")
+    }
+
+    @Test func interruptedBatchRerunAppliesNothingTwice() throws {
+        let h = try Harness()
+        var collected: [Int64] = []
+        for index in 0..<12 {
+            let (id, minted) = try h.importedReceipt("cut-\(index)")
+            collected.append(id)
+            if let original = minted.transactions.first?.transactionId {
+                _ = try h.state.renew(originalTransactionId: original, purchaseDate: LedgerFixture.date("2025-06-01T00:00:00Z"),
+                                      expiresDate: LedgerFixture.date("2025-07-01T00:00:00Z"))
+            }
+        }
+        let ids = collected
+        h.simulator.faults.latency = 0.05
+        let reverifier = h.reverifier
+        let partial: [ReverifyReport] = blocking {
+            let task = Task { await reverifier.reverify(ids, concurrency: 2) }
+            try? await Task.sleep(for: .milliseconds(120))  // cancellation is the point of the test
+            task.cancel()
+            return await task.value
+        }
+        #expect(partial.count < ids.count, "the batch was interrupted")
+        h.simulator.faults.latency = 0
+        let rerun = blocking { await reverifier.reverify(ids, concurrency: 4) }
+        #expect(rerun.count == ids.count)
+        #expect(try h.fixture.count("SELECT count(*) AS n FROM transactions") == 24, "12 originals + 12 renewals, none twice")
+        let added = (partial + rerun).flatMap(\.changes).filter { $0.kind == .added }.count
+        #expect(added == 12)
+        #expect(try AuditLog.verify(h.fixture.database).isIntact)
+    }
+
+    @Test func serverAPIUnauthorizedSaysWhatToCheck() throws {
+        let h = try Harness(serverAPIKey: try PrivateKey.generateP256())
+        // The simulator expects another key: every token is refused.
+        h.state.serverAPIKey = ServerAPIKey(publicKey: try PrivateKey.generateP256().publicKey(), keyId: "KEY1", issuerId: "ISSUER")
+        let minted = try h.state.mintSignedTransaction(environment: .production, purchase: SimulatedPurchase(
+            productId: "com.example.pro.lifetime", type: .nonConsumable, purchaseDate: LedgerFixture.date("2025-05-01T00:00:00Z")),
+            account: "gina", signedDate: LedgerFixture.date("2025-05-01T00:00:00Z"))
+        let result = try h.fixture.ledger.importArtefact(Array(minted.jws.utf8), customer: "gina", source: "test", operatorName: "mei")
+        let report = h.run(result.receiptId ?? -1)
+        #expect(report.outcome == .failed)
+        #expect(report.summary.contains("clock"), "\(report.summary)")
+    }
+
+    @Test func serverAPIHistoryAppliesWhatAppleKnows() throws {
+        let key = try PrivateKey.generateP256()
+        let h = try Harness(serverAPIKey: key)
+        h.state.serverAPIKey = ServerAPIKey(publicKey: try key.publicKey(), keyId: "KEY1", issuerId: "ISSUER")
+        let minted = try h.state.mintSignedTransaction(environment: .production, purchase: SimulatedPurchase(
+            productId: "com.example.pro.monthly", type: .autoRenewable, purchaseDate: LedgerFixture.date("2025-05-01T00:00:00Z"),
+            expiresDate: LedgerFixture.date("2025-06-01T00:00:00Z")), account: "hana", signedDate: LedgerFixture.date("2025-05-01T00:00:00Z"))
+        let result = try h.fixture.ledger.importArtefact(Array(minted.jws.utf8), customer: "hana", source: "test", operatorName: "mei")
+        _ = try h.state.renew(originalTransactionId: minted.transaction.transactionId, purchaseDate: LedgerFixture.date("2025-06-01T00:00:00Z"),
+                              expiresDate: LedgerFixture.date("2025-07-01T00:00:00Z"))
+        let report = h.run(result.receiptId ?? -1)
+        #expect(report.outcome == .verified, "\(report.summary)")
+        #expect(report.changes.map(\.kind) == [.added])
+    }
+}
+
+/// Runs async work to completion from a synchronous test.
+func blocking<T: Sendable>(_ work: @escaping @Sendable () async -> T) -> T {
+    let box = BlockingBox<T>()
+    let semaphore = DispatchSemaphore(value: 0)
+    Task {
+        box.value = await work()
+        semaphore.signal()
+    }
+    semaphore.wait()
+    guard let value = box.value else { preconditionFailure("async work finished without a value") }
+    return value
+}
+
+final class BlockingBox<T>: @unchecked Sendable {
+    var value: T?
+}
+
+@Suite("Tests reach nothing but loopback")
+struct LoopbackOnlyTests {
+    @Test func makeTestConfinesRequestsToLoopback() async throws {
+        setenv("RECEIPTDESK_LOOPBACK_ONLY", "1", 1)
+        #expect(URLSessionTransport.loopbackOnly)
+        let transport = URLSessionTransport()
+        let request = HTTPRequest(method: "POST", url: try #require(URL(string: "https://buy.itunes.apple.com/verifyReceipt")),
+                                  body: Array("{}".utf8), timeout: try RequestTimeout(seconds: 5))
+        do {
+            _ = try await transport.send(request)
+            Issue.record("a request left the machine")
+        } catch let error as AppStoreError {
+            #expect(error.code == .configuration)
+            #expect(error.reason.contains("RECEIPTDESK_LOOPBACK_ONLY"))
+        }
+        #expect(URLSessionTransport.isLoopback(try #require(URL(string: "http://127.0.0.1:8080/x"))))
+        #expect(!URLSessionTransport.isLoopback(try #require(URL(string: "http://10.0.0.1/x"))))
+    }
+}
