@@ -27,8 +27,6 @@ let package = Package(
                     path: "Tests/PurchaseStoreTests"),
         .testTarget(name: "ReceiptDeskCLITests", dependencies: ["receiptdesk", "ReceiptCore", "StoreSimulator"],
                     path: "Tests/ReceiptDeskCLITests"),
-        .testTarget(name: "ConsoleUITests", dependencies: ["ConsoleUI", "PurchaseStore", "ReceiptCore", "StoreSimulator"],
-                    path: "Tests/ConsoleUITests"),
         .testTarget(name: "StoreSimulatorTests", dependencies: ["StoreSimulator", "ReceiptCore"],
                     path: "Tests/StoreSimulatorTests"),
     ]
