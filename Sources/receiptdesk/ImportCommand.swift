@@ -19,15 +19,12 @@ enum ImportCommand {
         var busy = false
         var notValid = false
         var results: [JSONValue] = []
-        for file in files {
-            do {
-                let bytes = try InputReader.read(file)
-                let result = try ledger.importArtefact(bytes, customer: customer, orderId: order, applicationUsername: username,
-                                                       source: source == "import" ? "import \((file as NSString).lastPathComponent)" : source,
-                                                       operatorName: options.operatorName)
+        func report(_ file: String, _ outcome: Result<ImportResult, Error>) throws {
+            switch outcome {
+            case .success(let result):
                 if !result.verdict.isValid { notValid = true }
                 if options.json { results.append(json(file, result)) } else { print(text(file, result)) }
-            } catch {
+            case .failure(let error):
                 failures += 1
                 let failure = CommandFailure.from(error)
                 if failure.status == .temporaryFailure { busy = true }
@@ -37,6 +34,29 @@ enum ImportCommand {
                     printError("receiptdesk import: \(file): \(failure.message)")
                 }
                 if failure.status == .unavailable || failure.status == .usage { throw failure }
+            }
+        }
+        // Files go in batches: one write transaction per batch, one savepoint per file, so a crash
+        // leaves each file applied or absent and a re-run completes the rest.
+        let batchSize = 100
+        for start in stride(from: 0, to: files.count, by: batchSize) {
+            let chunk = Array(files[start..<min(start + batchSize, files.count)])
+            var items: [(String, PurchaseLedger.ImportItem)] = []
+            for file in chunk {
+                do {
+                    let label = (file as NSString).lastPathComponent
+                    items.append((file, PurchaseLedger.ImportItem(bytes: try InputReader.read(file), customer: customer, orderId: order,
+                                                                  applicationUsername: username,
+                                                                  source: source == "import" ? "import \(label)" : source)))
+                } catch {
+                    try report(file, .failure(error))
+                }
+            }
+            do {
+                let outcomes = try ledger.importBatch(items.map(\.1), operatorName: options.operatorName)
+                for (index, outcome) in outcomes.enumerated() { try report(items[index].0, outcome) }
+            } catch {
+                for (file, _) in items { try report(file, .failure(error)) }
             }
         }
         if options.json { print(JSONValue.array(results).serialized()) }

@@ -143,3 +143,39 @@ struct SecretsTests {
         #expect(try f.count("SELECT count(*) AS n FROM receipts WHERE raw = ?", [.blob(Array(receipt.utf8))]) == 1)
     }
 }
+
+@Suite("Batch import and stored dates")
+struct BatchImportTests {
+    @Test func aBatchAppliesEachItemOrNoneOfIt() throws {
+        let f = try LedgerFixture()
+        let good1 = try f.receipt([LedgerFixture.purchase("12001")])
+        let good2 = try f.receipt([LedgerFixture.purchase("12002", "com.example.coins.100", expires: nil, type: 1)], created: "2025-05-02T00:00:00Z")
+        let items = [
+            PurchaseLedger.ImportItem(bytes: good1, customer: "alice", source: "batch"),
+            PurchaseLedger.ImportItem(bytes: Array("garbage".utf8), customer: "alice", source: "batch"),
+            PurchaseLedger.ImportItem(bytes: good2, customer: "alice", orderId: "NO-SUCH-ORDER", source: "batch"),
+            PurchaseLedger.ImportItem(bytes: good2, customer: "bob", source: "batch"),
+            PurchaseLedger.ImportItem(bytes: good1, customer: "alice", source: "batch"),
+        ]
+        let results = try f.ledger.importBatch(items, operatorName: "mei")
+        #expect(results.count == 5)
+        #expect((try? results[0].get())?.changedDatabase == true)
+        #expect((try? results[1].get()) == nil, "garbage fails alone")
+        #expect((try? results[2].get()) == nil, "an unknown order fails alone, leaving no trace")
+        #expect((try? results[3].get())?.transactions.first?.outcome == .recorded(binding: .unbound, orderId: nil))
+        #expect((try? results[4].get())?.changedDatabase == false, "the repeat inside the batch is a duplicate")
+        #expect(try f.count("SELECT count(*) AS n FROM transactions") == 2)
+        #expect(try f.count("SELECT count(*) AS n FROM customers WHERE customer_id = 'bob'") == 1)
+        #expect(try f.ledger.entitlements("bob", now: f.now).first { $0.name == "coins" }?.balance == 100)
+        #expect(try f.count("SELECT count(*) AS n FROM entitlements WHERE customer_id = 'alice'") >= 1, "entitlements refreshed at the end")
+        #expect(try AuditLog.verify(f.database).isIntact)
+        #expect(try f.count("SELECT count(*) AS n FROM audit_log WHERE action = 'import'") == 2)
+    }
+
+    @Test func storedDatesAreFixedWidthUTC() {
+        #expect(StoreDates.format(Date(timeIntervalSince1970: 0)) == "1970-01-01T00:00:00.000Z")
+        #expect(StoreDates.format(Date(timeIntervalSince1970: 1_766_774_387.5)) == "2025-12-26T18:39:47.500Z")
+        #expect(StoreDates.format(Date(timeIntervalSince1970: 1_766_774_387.9996)) == "2025-12-26T18:39:48.000Z")
+        #expect(StoreDates.parse("2025-12-26T18:39:47.500Z") == Date(timeIntervalSince1970: 1_766_774_387.5))
+    }
+}

@@ -21,6 +21,22 @@ public protocol SQLDatabase: AnyObject {
 }
 
 extension SQLDatabase {
+    /// Runs `body` inside a savepoint of the current write transaction: when it throws, only its
+    /// own changes are undone and the error is rethrown. (Same SQL on SQLite and PostgreSQL.)
+    public func savepoint<T>(_ body: () throws -> T) throws -> T {
+        try execute("SAVEPOINT receiptdesk_item", [])
+        do {
+            let result = try body()
+            try execute("RELEASE SAVEPOINT receiptdesk_item", [])
+            return result
+        } catch {
+            // The body's error is what happened; undoing its changes must not replace it.
+            _ = try? execute("ROLLBACK TO SAVEPOINT receiptdesk_item", [])
+            _ = try? execute("RELEASE SAVEPOINT receiptdesk_item", [])
+            throw error
+        }
+    }
+
     /// The first row of a query, if any.
     public func queryFirst(_ sql: String, _ parameters: [SQLValue]) throws -> SQLRow? {
         try query(sql, parameters).first
@@ -35,7 +51,9 @@ public struct SQLDialect: Sendable {
     public let blobType: String
     /// Column definition of an auto-numbered 64-bit primary key.
     public let autoIncrementPrimaryKey: String
+    /// Column type for a 64-bit integer (SQLite's INTEGER is 64-bit; PostgreSQL's is 32-bit).
+    public let integerType: String
 
     public static let sqlite = SQLDialect(name: "sqlite", blobType: "BLOB",
-                                          autoIncrementPrimaryKey: "INTEGER PRIMARY KEY AUTOINCREMENT")
+                                          autoIncrementPrimaryKey: "INTEGER PRIMARY KEY AUTOINCREMENT", integerType: "INTEGER")
 }

@@ -68,8 +68,23 @@ public enum StoreDates {
     public static func format(_ date: Date) -> String {
         let millis = (date.timeIntervalSince1970 * 1000).rounded()
         let civil = CivilTime(Date(timeIntervalSince1970: millis / 1000))
-        func pad(_ n: Int, _ w: Int) -> String { let s = String(n); return String(repeating: "0", count: max(0, w - s.count)) + s }
-        return "\(pad(civil.year, 4))-\(pad(civil.month, 2))-\(pad(civil.day, 2))T\(pad(civil.hour, 2)):\(pad(civil.minute, 2)):\(pad(civil.second, 2)).\(pad((civil.nanosecond + 500_000) / 1_000_000 % 1000, 3))Z"
+        // Written digit by digit: this runs dozens of times per ledger operation.
+        var bytes = [UInt8](repeating: 0, count: 24)
+        func put(_ value: Int, _ width: Int, at offset: Int) {
+            var rest = max(0, value)
+            for index in stride(from: offset + width - 1, through: offset, by: -1) {
+                bytes[index] = UInt8(48 + rest % 10)
+                rest /= 10
+            }
+        }
+        put(civil.year, 4, at: 0); bytes[4] = 45
+        put(civil.month, 2, at: 5); bytes[7] = 45
+        put(civil.day, 2, at: 8); bytes[10] = 84
+        put(civil.hour, 2, at: 11); bytes[13] = 58
+        put(civil.minute, 2, at: 14); bytes[16] = 58
+        put(civil.second, 2, at: 17); bytes[19] = 46
+        put((civil.nanosecond + 500_000) / 1_000_000 % 1000, 3, at: 20); bytes[23] = 90
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     public static func parse(_ text: String) -> Date? { RFC3339.parse(text) }

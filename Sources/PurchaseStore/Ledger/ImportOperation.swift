@@ -10,13 +10,80 @@ extension PurchaseLedger {
     /// stored and flagged, and record nothing.
     public func importArtefact(_ input: [UInt8], customer customerId: String, orderId: String? = nil,
                                applicationUsername: String? = nil, source: String, operatorName: String) throws -> ImportResult {
+        let prepared = try prepareImport(input, customer: customerId, orderId: orderId, applicationUsername: applicationUsername,
+                                         source: source, operatorName: operatorName)
+        return try database.writeTransaction {
+            let result = try applyImport(prepared, now: clock())
+            if result.changedDatabase { try refreshEntitlements(customerId, now: clock()) }
+            return result
+        }
+    }
+
+    /// One artefact of a batch import.
+    public struct ImportItem: Sendable {
+        public let bytes: [UInt8]
+        public let customer: String
+        public let orderId: String?
+        public let applicationUsername: String?
+        public let source: String
+
+        public init(bytes: [UInt8], customer: String, orderId: String? = nil, applicationUsername: String? = nil, source: String) {
+            self.bytes = bytes
+            self.customer = customer
+            self.orderId = orderId
+            self.applicationUsername = applicationUsername
+            self.source = source
+        }
+    }
+
+    /// Imports many artefacts in one write transaction, each inside its own savepoint: an artefact
+    /// that fails leaves no trace and the others still apply; each customer's entitlements are
+    /// recomputed once at the end. Decoding and verification happen before the transaction.
+    /// A crash leaves the whole batch applied or absent.
+    public func importBatch(_ items: [ImportItem], operatorName: String) throws -> [Result<ImportResult, Error>] {
+        let prepared: [Result<PreparedImport, Error>] = items.map { item in
+            Result { try prepareImport(item.bytes, customer: item.customer, orderId: item.orderId,
+                                       applicationUsername: item.applicationUsername, source: item.source, operatorName: operatorName) }
+        }
+        return try database.writeTransaction {
+            var touched = Set<String>()
+            let results = prepared.map { entry -> Result<ImportResult, Error> in
+                Result {
+                    let ready = try entry.get()
+                    let result = try database.savepoint { try applyImport(ready, now: clock()) }
+                    if result.changedDatabase { touched.insert(ready.customerId) }
+                    return result
+                }
+            }
+            for customer in touched.sorted() { try refreshEntitlements(customer, now: clock()) }
+            return results
+        }
+    }
+
+    /// Decoded and verified, ready to apply.
+    struct PreparedImport {
+        let bytes: [UInt8]
+        let customerId: String
+        let orderId: String?
+        let applicationUsername: String?
+        let source: String
+        let operatorName: String
+        let artefact: DecodedArtefact
+        let verdict: Verdict
+        let incoming: [IncomingTransaction]
+        let notes: [String]
+        let digest: String
+    }
+
+    /// Decodes and verifies outside any transaction (the CPU work).
+    func prepareImport(_ input: [UInt8], customer customerId: String, orderId: String?, applicationUsername: String?,
+                       source: String, operatorName: String) throws -> PreparedImport {
         try Validate.operatorName(operatorName)
         // A pasted verifyReceipt request carries the shared secret: only its receipt is kept.
         let bytes = try ReceiptDecoder.artefactBytes(input)
         try Validate.identifier(customerId, "customer id")
         let artefact = try ReceiptDecoder.decode(bytes)
         let verdict = verifier.verify(artefact)
-        let now = clock()
         let summary = artefact.summary
         var notes: [String] = []
         var incoming: [IncomingTransaction] = []
@@ -30,9 +97,18 @@ extension PurchaseLedger {
         } else {
             notes.append("\(verdict.status.rawValue): \(verdict.reason): stored and flagged, grants nothing")
         }
-        let digest = DigestAlgorithm.sha256.hash(bytes).hexString
+        return PreparedImport(bytes: bytes, customerId: customerId, orderId: orderId, applicationUsername: applicationUsername,
+                              source: source, operatorName: operatorName, artefact: artefact, verdict: verdict, incoming: incoming,
+                              notes: notes, digest: DigestAlgorithm.sha256.hash(bytes).hexString)
+    }
 
-        return try database.writeTransaction {
+    /// Applies a prepared import inside the caller's write transaction (entitlements not refreshed).
+    func applyImport(_ p: PreparedImport, now: Date) throws -> ImportResult {
+        let (bytes, customerId, orderId, applicationUsername, source, operatorName) =
+            (p.bytes, p.customerId, p.orderId, p.applicationUsername, p.source, p.operatorName)
+        let (artefact, verdict, incoming, notes, digest) = (p.artefact, p.verdict, p.incoming, p.notes, p.digest)
+        let summary = artefact.summary
+        do {
             if let orderId {
                 guard let order = try database.queryFirst("SELECT customer_id FROM orders WHERE order_id = ?", [.text(orderId)]) else {
                     throw StoreError(.notFound, "order \(orderId) not found: create it with `receiptdesk order create`")
@@ -97,7 +173,6 @@ extension PurchaseLedger {
                 reports.append(.init(transactionId: transaction.transactionId, productId: transaction.productId,
                                      outcome: .conflict(owner: owner, conflictId: id)))
             }
-            try refreshEntitlements(customerId, now: now)
             try audit(now, operatorName, "import", "customer:\(customerId)", .object([
                 ("receiptId", .int(receiptId)), ("sha256", .string(digest)), ("format", .string(artefact.format.rawValue)),
                 ("environment", .string(summary.environment.environment.rawValue)), ("verdict", .string(verdict.status.rawValue)),

@@ -5,14 +5,15 @@ public enum PurchaseSchema {
     public static let migrations: [Migration] = [
         Migration("0001-purchase-ledger") { dialect in
             let id = dialect.autoIncrementPrimaryKey
+            let int = dialect.integerType
             return [
                 """
                 CREATE TABLE customers (
                     customer_id TEXT PRIMARY KEY,
-                    is_tester INTEGER NOT NULL DEFAULT 0,
+                    is_tester \(int) NOT NULL DEFAULT 0,
                     created_at TEXT NOT NULL,
                     updated_at TEXT NOT NULL,
-                    version INTEGER NOT NULL DEFAULT 1)
+                    version \(int) NOT NULL DEFAULT 1)
                 """,
                 """
                 CREATE TABLE orders (
@@ -25,7 +26,7 @@ public enum PurchaseSchema {
                     transaction_id TEXT,
                     failure_reason TEXT,
                     failed_at TEXT,
-                    version INTEGER NOT NULL DEFAULT 1)
+                    version \(int) NOT NULL DEFAULT 1)
                 """,
                 "CREATE INDEX orders_by_customer ON orders(customer_id, created_at)",
                 "CREATE INDEX orders_by_product ON orders(product_id)",
@@ -63,12 +64,12 @@ public enum PurchaseSchema {
                     expires_date TEXT,
                     revocation_date TEXT,
                     cancellation_date TEXT,
-                    quantity INTEGER NOT NULL,
+                    quantity \(int) NOT NULL,
                     app_account_token TEXT,
                     web_order_line_item_id TEXT,
-                    first_receipt_id INTEGER NOT NULL REFERENCES receipts(receipt_id),
+                    first_receipt_id \(int) NOT NULL REFERENCES receipts(receipt_id),
                     recorded_at TEXT NOT NULL,
-                    version INTEGER NOT NULL DEFAULT 1)
+                    version \(int) NOT NULL DEFAULT 1)
                 """,
                 "CREATE INDEX transactions_by_customer ON transactions(customer_id, purchase_date)",
                 "CREATE INDEX transactions_by_original ON transactions(original_transaction_id)",
@@ -81,7 +82,7 @@ public enum PurchaseSchema {
                     transaction_id TEXT NOT NULL REFERENCES transactions(transaction_id),
                     owner_customer_id TEXT NOT NULL REFERENCES customers(customer_id),
                     claimant_customer_id TEXT NOT NULL REFERENCES customers(customer_id),
-                    receipt_id INTEGER REFERENCES receipts(receipt_id),
+                    receipt_id \(int) REFERENCES receipts(receipt_id),
                     opened_at TEXT NOT NULL,
                     status TEXT NOT NULL CHECK (status IN ('open', 'resolved')),
                     resolved_owner TEXT,
@@ -126,12 +127,12 @@ public enum PurchaseSchema {
                     entitlement TEXT NOT NULL,
                     source TEXT NOT NULL CHECK (source IN ('purchase', 'manual', 'legacy-paid')),
                     transaction_id TEXT,
-                    grant_id INTEGER,
+                    grant_id \(int),
                     starts_at TEXT,
                     ends_at TEXT,
-                    units INTEGER,
-                    active INTEGER NOT NULL,
-                    revoked INTEGER NOT NULL,
+                    units \(int),
+                    active \(int) NOT NULL,
+                    revoked \(int) NOT NULL,
                     revoked_by TEXT,
                     reason TEXT NOT NULL,
                     flags TEXT NOT NULL,
@@ -141,14 +142,14 @@ public enum PurchaseSchema {
                 """
                 CREATE TABLE verification_attempts (
                     attempt_id \(id),
-                    receipt_id INTEGER REFERENCES receipts(receipt_id),
+                    receipt_id \(int) REFERENCES receipts(receipt_id),
                     transaction_id TEXT,
                     endpoint TEXT NOT NULL,
                     environment TEXT,
                     status TEXT,
-                    http_status INTEGER,
-                    retries INTEGER NOT NULL DEFAULT 0,
-                    latency_ms INTEGER,
+                    http_status \(int),
+                    retries \(int) NOT NULL DEFAULT 0,
+                    latency_ms \(int),
                     outcome TEXT NOT NULL,
                     detail TEXT,
                     attempted_at TEXT NOT NULL,
@@ -157,7 +158,7 @@ public enum PurchaseSchema {
                 "CREATE INDEX attempts_by_receipt ON verification_attempts(receipt_id, attempt_id)",
                 """
                 CREATE TABLE audit_log (
-                    seq INTEGER PRIMARY KEY,
+                    seq \(int) PRIMARY KEY,
                     at TEXT NOT NULL,
                     operator TEXT NOT NULL,
                     action TEXT NOT NULL,
@@ -169,14 +170,15 @@ public enum PurchaseSchema {
                 "CREATE INDEX audit_by_target ON audit_log(target, seq)",
                 """
                 CREATE TABLE audit_head (
-                    id INTEGER PRIMARY KEY CHECK (id = 1),
-                    seq INTEGER NOT NULL,
+                    id \(int) PRIMARY KEY CHECK (id = 1),
+                    seq \(int) NOT NULL,
                     hash TEXT NOT NULL)
                 """,
             ]
         },
-        Migration("0002-apple-updates") { _ in
-            [
+        Migration("0002-apple-updates") { dialect in
+            let int = dialect.integerType
+            return [
                 """
                 CREATE TABLE notifications (
                     notification_uuid TEXT PRIMARY KEY,
@@ -184,7 +186,7 @@ public enum PurchaseSchema {
                     subtype TEXT,
                     environment TEXT NOT NULL,
                     signed_date TEXT,
-                    receipt_id INTEGER REFERENCES receipts(receipt_id),
+                    receipt_id \(int) REFERENCES receipts(receipt_id),
                     customer_id TEXT REFERENCES customers(customer_id),
                     outcome TEXT NOT NULL,
                     received_at TEXT NOT NULL)

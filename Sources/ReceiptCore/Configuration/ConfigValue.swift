@@ -140,6 +140,8 @@ enum ConfigText {
     /// `text` with control characters and line separators written as `\u{…}`, so a message
     /// stays one line.
     static func oneLine(_ text: String) -> String {
+        // Printable ASCII needs no work (the common case, and on every entitlement reason).
+        if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return text }
         var out = ""
         for scalar in text.unicodeScalars {
             if breaksLine(scalar) {

@@ -60,6 +60,13 @@ public indirect enum JSONValue: Sendable, Equatable {
     }
 
     private static func escape(_ text: String, into out: inout String) {
+        // Text without quotes, backslashes or control characters is copied whole.
+        if text.utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x22 && $0 != 0x5C }) {
+            out += "\""
+            out += text
+            out += "\""
+            return
+        }
         out += "\""
         for scalar in text.unicodeScalars {
             switch scalar {

@@ -1,0 +1,130 @@
+import Foundation
+import PurchaseStore
+import ReceiptCore
+import StoreSimulator
+
+/// 10,000 distinct unified receipts of 3 purchases each (signed by the shared test CA, built before
+/// timing) imported one `importArtefact` each, verification on and the chain cache warm, into a
+/// fresh database, spread over 2,000 customers.
+enum LedgerImportBench {
+    static let receiptCount = 10_000
+    static let purchasesPerReceipt = 3
+    static let customerCount = 2_000
+    static let rateName = "ledger import 10,000 receipts × 3 transactions, one operation each, transactions/s"
+    static let batchedRateName = "ledger import 10,000 receipts × 3 transactions, batches of 100, transactions/s"
+    static let memoryName = "ledger import peak memory MB"
+    static var names: [String] { [rateName, batchedRateName, memoryName] }
+
+    static func run(into report: inout LedgerBenchReport, progress: Bool) throws {
+        let peakWasReset = ProcessStats.resetPeakMemory()
+        let authority = try TestCertificateAuthority.shared()
+        LedgerBenchCases.say("ledger import: building \(receiptCount) receipts…", progress)
+        let receipts = try buildReceipts(authority)
+        let receiptMegabytes = Double(receipts.reduce(0) { $0 + $1.count }) / 1_048_576
+        for batched in [false, true] {
+            try importAll(receipts, authority: authority, batched: batched, into: &report, progress: progress)
+        }
+        if let peak = ProcessStats.peakMegabytes() { report.figures.append(LedgerFigure(name: memoryName, value: peak, aim: .below(100))) }
+        report.notes.append(String(format: "ledger import: peak RSS (%@) includes the %.1f MB of pre-built DER receipts held in memory",
+                                   peakWasReset ? "since the import case began" : "of the whole process", receiptMegabytes))
+    }
+
+    /// Imports every receipt into a fresh database, one ledger operation each or in batches of 100
+    /// (one write transaction and a savepoint per receipt, as `receiptdesk import FILE…` does).
+    static func importAll(_ receipts: [[UInt8]], authority: TestCertificateAuthority, batched: Bool,
+                          into report: inout LedgerBenchReport, progress: Bool) throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("receiptdesk-bench-import-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }  // best effort: a leftover temp folder is harmless
+        let database = try PurchaseDatabase.open(directory.appendingPathComponent("purchases.sqlite").path)
+        let verifier = ReceiptVerifier(trust: authority.trustStore(), expectedBundleIds: Set(LedgerBenchCases.configuration.bundleIds))
+        let now = LedgerBenchCases.now
+        let ledger = PurchaseLedger(database: database, configuration: LedgerBenchCases.configuration, verifier: verifier,
+                                    clock: { now })
+        // Warm the chain cache: the first chain check is not what is measured.
+        let warm = verifier.verify(try ReceiptDecoder.decode(receipts[0]))
+        try LedgerBenchCases.expect(warm.isValid, "a generated receipt does not verify: \(warm.reason)")
+
+        LedgerBenchCases.say("ledger import: importing \(receiptCount) receipts\(batched ? " in batches of 100" : " one operation each")…", progress)
+        let clock = ContinuousClock()
+        let start = clock.now
+        let scheduled = ProcessStats.threadSeconds()
+        func check(_ index: Int, _ result: ImportResult) throws {
+            let recorded = result.transactions.filter { if case .recorded = $0.outcome { return true } else { return false } }
+            try LedgerBenchCases.expect(result.verdict.isValid && recorded.count == purchasesPerReceipt,
+                                        "receipt \(index) recorded \(recorded.count) of \(purchasesPerReceipt) transactions (\(result.verdict.reason))")
+        }
+        if batched {
+            for start in stride(from: 0, to: receipts.count, by: 100) {
+                let items = (start..<min(start + 100, receipts.count)).map { index in
+                    PurchaseLedger.ImportItem(bytes: receipts[index], customer: customerId(index % customerCount), source: "bench")
+                }
+                for (offset, outcome) in try ledger.importBatch(items, operatorName: "bench").enumerated() {
+                    try check(start + offset, try outcome.get())
+                }
+            }
+        } else {
+            for (index, bytes) in receipts.enumerated() {
+                try check(index, try ledger.importArtefact(bytes, customer: customerId(index % customerCount), source: "bench",
+                                                           operatorName: "bench"))
+            }
+        }
+        let elapsed = LedgerBenchCases.seconds(clock.now - start)
+        let stored = try database.queryFirst("SELECT count(*) AS n FROM transactions", [])?.int("n") ?? 0
+        let total = receiptCount * purchasesPerReceipt
+        try LedgerBenchCases.expect(stored == Int64(total), "the database holds \(stored) transactions, not \(total)")
+        report.figures.append(LedgerFigure(name: batched ? batchedRateName : rateName, value: Double(total) / elapsed, aim: .atLeast(15_000)))
+        var timing = String(format: "ledger import\(batched ? " (batched)" : ""): %d transactions in %.2f s (%.3f ms per receipt)", total, elapsed,
+                            elapsed * 1_000 / Double(receiptCount))
+        if let before = scheduled, let after = ProcessStats.threadSeconds() {
+            let (running, waiting) = (after.running - before.running, after.waiting - before.waiting)
+            timing += String(format: " = %.2f s on a CPU (%.0f transactions per CPU second) + %.2f s waiting for a core + %.2f s blocked (I/O)",
+                             running, Double(total) / running, waiting, max(0, elapsed - running - waiting))
+        }
+        report.notes.append(timing)
+    }
+
+    static func customerId(_ index: Int) -> String { "import-customer-" + LedgerBenchCases.padded(index, 5) }
+
+    /// The receipts, in import order, built on every core (RSA signing is most of it); one that
+    /// failed is built again alone, to report its error.
+    static func buildReceipts(_ authority: TestCertificateAuthority) throws -> [[UInt8]] {
+        let workers = max(1, ProcessInfo.processInfo.activeProcessorCount)
+        var receipts = [[UInt8]](repeating: [], count: receiptCount)
+        receipts.withUnsafeMutableBufferPointer { buffer in
+            nonisolated(unsafe) let slots = buffer  // each worker writes only its own indices
+            DispatchQueue.concurrentPerform(iterations: workers) { worker in
+                for index in stride(from: worker, to: receiptCount, by: workers) { slots[index] = (try? receipt(index, authority)) ?? [] }
+            }
+        }
+        for index in receipts.indices where receipts[index].isEmpty { receipts[index] = try receipt(index, authority) }
+        return receipts
+    }
+
+    /// Receipt `index`: the customer's next month of a subscription (one renewal chain per customer),
+    /// a coin pack, and a lifetime unlock on their first receipt (coins after). Transaction ids are unique.
+    static func receipt(_ index: Int, _ authority: TestCertificateAuthority) throws -> [UInt8] {
+        let customer = index % customerCount
+        let round = index / customerCount
+        let start = RFC3339.parse("2024-01-01T00:00:00Z") ?? Date(timeIntervalSince1970: 1_704_067_200)
+        let bought = start.addingTimeInterval(Double(round) * LedgerBenchCases.month + Double(customer) * 60)
+        let base = 3_000_000_000_000 + index * purchasesPerReceipt
+        let chain = String(3_000_000_000_000 + customer * purchasesPerReceipt)
+        let purchases = [
+            ReceiptPurchase(productId: "com.example.pro.monthly", transactionId: String(base), originalTransactionId: chain,
+                            purchaseDate: bought, expiresDate: bought.addingTimeInterval(LedgerBenchCases.month),
+                            productTypeCode: 3, webOrderLineItemId: Int64(base)),
+            ReceiptPurchase(productId: "com.example.coins.100", transactionId: String(base + 1),
+                            purchaseDate: bought.addingTimeInterval(60), productTypeCode: 1),
+            ReceiptPurchase(productId: round == 0 ? "com.example.pro.lifetime" : "com.example.coins.100",
+                            transactionId: String(base + 2), purchaseDate: bought.addingTimeInterval(120),
+                            productTypeCode: round == 0 ? 0 : 1),
+        ]
+        var builder = UnifiedReceiptBuilder(bundleId: "com.example.app", appVersion: "60",
+                                            creationDate: bought.addingTimeInterval(300), purchases: purchases)
+        builder.receiptType = "Production"
+        builder.originalAppVersion = "50"
+        return try builder.build(signedBy: authority).der
+    }
+}
+
