@@ -41,10 +41,16 @@ extension PurchaseLedger {
     /// recomputed once at the end. Decoding and verification happen before the transaction.
     /// A crash leaves the whole batch applied or absent.
     public func importBatch(_ items: [ImportItem], operatorName: String) throws -> [Result<ImportResult, Error>] {
-        let prepared: [Result<PreparedImport, Error>] = items.map { item in
-            Result { try prepareImport(item.bytes, customer: item.customer, orderId: item.orderId,
-                                       applicationUsername: item.applicationUsername, source: item.source, operatorName: operatorName) }
+        // Decoding and verifying is CPU work without the database: spread it over the cores.
+        let slots = PreparedSlots(count: items.count)
+        let (verifier, now) = (self.verifier, clock())
+        DispatchQueue.concurrentPerform(iterations: items.count) { index in
+            let item = items[index]
+            slots.set(index, Result { try Self.prepare(item.bytes, customer: item.customer, orderId: item.orderId,
+                                                       applicationUsername: item.applicationUsername, source: item.source,
+                                                       operatorName: operatorName, verifier: verifier, now: now) })
         }
+        let prepared = slots.values
         return try database.writeTransaction {
             var touched = Set<String>()
             let results = prepared.map { entry -> Result<ImportResult, Error> in
@@ -73,11 +79,34 @@ extension PurchaseLedger {
         let incoming: [IncomingTransaction]
         let notes: [String]
         let digest: String
+        /// What the receipts table keeps as `decoded_json`.
+        let decodedJSON: String
+    }
+
+    /// Results written by concurrent workers, one slot each.
+    final class PreparedSlots: @unchecked Sendable {
+        // Each index is written by exactly one worker, under the lock.
+        private let lock = NSLock()
+        private var slots: [Result<PreparedImport, Error>?]
+        init(count: Int) { slots = Array(repeating: nil, count: count) }
+        func set(_ index: Int, _ value: Result<PreparedImport, Error>) { lock.lock(); slots[index] = value; lock.unlock() }
+        var values: [Result<PreparedImport, Error>] {
+            lock.lock()
+            defer { lock.unlock() }
+            return slots.map { $0 ?? .failure(StoreError(.sql, "an import item was not prepared")) }
+        }
     }
 
     /// Decodes and verifies outside any transaction (the CPU work).
     func prepareImport(_ input: [UInt8], customer customerId: String, orderId: String?, applicationUsername: String?,
                        source: String, operatorName: String) throws -> PreparedImport {
+        try Self.prepare(input, customer: customerId, orderId: orderId, applicationUsername: applicationUsername, source: source,
+                         operatorName: operatorName, verifier: verifier, now: clock())
+    }
+
+    /// The CPU part of an import, safe to run on any thread.
+    static func prepare(_ input: [UInt8], customer customerId: String, orderId: String?, applicationUsername: String?,
+                        source: String, operatorName: String, verifier: ReceiptVerifier, now: Date) throws -> PreparedImport {
         try Validate.operatorName(operatorName)
         // A pasted verifyReceipt request carries the shared secret: only its receipt is kept.
         let bytes = try ReceiptDecoder.artefactBytes(input)
@@ -99,7 +128,8 @@ extension PurchaseLedger {
         }
         return PreparedImport(bytes: bytes, customerId: customerId, orderId: orderId, applicationUsername: applicationUsername,
                               source: source, operatorName: operatorName, artefact: artefact, verdict: verdict, incoming: incoming,
-                              notes: notes, digest: DigestAlgorithm.sha256.hash(bytes).hexString)
+                              notes: notes, digest: DigestAlgorithm.sha256.hash(bytes).hexString,
+                              decodedJSON: DecodeReport.json(artefact, verdict: verdict, now: now, includeTree: false).serialized())
     }
 
     /// Applies a prepared import inside the caller's write transaction (entitlements not refreshed).
@@ -145,7 +175,7 @@ extension PurchaseLedger {
                                     notes: notes + ["nothing new: every transaction was already recorded"])
             }
             try ensureCustomer(customerId, now: now)
-            let receiptId = try existingReceipt ?? insertReceipt(bytes, digest: digest, artefact: artefact, verdict: verdict,
+            let receiptId = try existingReceipt ?? insertReceipt(bytes, digest: digest, artefact: artefact, verdict: verdict, decodedJSON: p.decodedJSON,
                                                                  customerId: customerId, source: source, now: now,
                                                                  operatorName: operatorName)
             var matcher = OrderMatcher(database: database, customerId: customerId)
@@ -190,10 +220,10 @@ extension PurchaseLedger {
         }
     }
 
-    func insertReceipt(_ bytes: [UInt8], digest: String, artefact: DecodedArtefact, verdict: Verdict, customerId: String?,
-                               source: String, now: Date, operatorName: String) throws -> Int64 {
+    func insertReceipt(_ bytes: [UInt8], digest: String, artefact: DecodedArtefact, verdict: Verdict, decodedJSON: String? = nil,
+                       customerId: String?, source: String, now: Date, operatorName: String) throws -> Int64 {
         let summary = artefact.summary
-        let decoded = DecodeReport.json(artefact, verdict: verdict, now: now, includeTree: false).serialized()
+        let decoded = decodedJSON ?? DecodeReport.json(artefact, verdict: verdict, now: now, includeTree: false).serialized()
         let rows = try database.query("""
             INSERT INTO receipts (sha256, raw, format, environment, verdict, verdict_reason, decoded_json, bundle_id,
                                   original_app_version, original_purchase_date, source, customer_id, imported_at, imported_by)
