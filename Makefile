@@ -1,7 +1,7 @@
 # receiptdesk — the two commands people need are `make run` and `make test`.
 SHELL := /bin/bash
 SWIFT ?= swift
-APT_PACKAGES := libssl-dev libsqlite3-dev libncurses-dev libcurl4-openssl-dev tmux
+APT_PACKAGES := libssl-dev libsqlite3-dev libncurses-dev libcurl4-openssl-dev tmux libpq-dev postgresql
 BIN_DEBUG := .build/debug/receiptdesk
 BIN_RELEASE := .build/release/receiptdesk
 DEMO_DB := .build/demo/purchases.sqlite
@@ -34,9 +34,15 @@ release: deps
 test: export RECEIPTDESK_LOOPBACK_ONLY := 1
 test: export no_proxy := 127.0.0.1,localhost,::1
 test: export NO_PROXY := 127.0.0.1,localhost,::1
+# The PostgreSQL tests run against a private server (127.0.0.1, a random port, a temporary
+# folder; scripts/postgres-test-server.sh), stopped and removed however the tests end.
 test: deps
 	$(SWIFT) build
-	$(SWIFT) test 2>&1 | tee .build/test.log | grep -vE '^(Test Case|\[[0-9]+/[0-9]+\]|Test Suite .* (started|passed)|✔ Suite |✔ Test .*\) passed|◇ )' ; \
+	@pgdir=$$(mktemp -d); \
+	trap './scripts/postgres-test-server.sh stop "$$pgdir"' EXIT; trap 'exit 130' INT TERM; \
+	url=$$(./scripts/postgres-test-server.sh start "$$pgdir") || exit $$?; \
+	echo "PostgreSQL test server: $$url"; \
+	RECEIPTDESK_TEST_POSTGRES_URL="$$url" $(SWIFT) test 2>&1 | tee .build/test.log | grep -vE '^(Test Case|\[[0-9]+/[0-9]+\]|Test Suite .* (started|passed)|✔ Suite |✔ Test .*\) passed|◇ )' ; \
 	  exit $${PIPESTATUS[0]}
 
 bench: release

@@ -32,6 +32,10 @@ static inline attr_t cn_attr_dim(void) { return A_DIM; }
 static inline attr_t cn_attr_reverse(void) { return A_REVERSE; }
 static inline attr_t cn_attr_underline(void) { return A_UNDERLINE; }
 
+/* wcwidth is declared by glibc only under _XOPEN_SOURCE, which the Glibc module lacks. */
+extern int wcwidth(wchar_t c);
+static inline int cn_wcwidth(wchar_t c) { return wcwidth(c); }
+
 static inline int cn_key_resize(void) { return KEY_RESIZE; }
 static inline int cn_key_mouse(void) { return KEY_MOUSE; }
 static inline int cn_key_code_yes(void) { return KEY_CODE_YES; }

@@ -7,6 +7,8 @@ enum CommandRunner {
     usage: receiptdesk <command> [options]
 
     commands:
+      console [--db PATH] [--config FILE] [--operator NAME] [--read-only]
+                      the terminal console over the purchase database (work in progress)
       decode [FILE|-] [--json] [--trust-anchor CERT]... [--device-id UUID] [--bundle-id ID]...
                       decode and verify a receipt, JWS, notification or verifyReceipt answer
       samples [DIR]   decode and verify every sample artefact in DIR (default Assets/Samples)
@@ -28,6 +30,8 @@ enum CommandRunner {
                       build a demo database through the built-in simulator (config.json beside it)
       simulator [--port N] [--state DIR] [--shared-secret-file F] [--api-public-key PEM --issuer-id ID]
                       run the App Store simulator on 127.0.0.1 (verifyReceipt and the Server API)
+      db copy --from SOURCE --to TARGET
+                      copy a whole database between SQLite and PostgreSQL (postgres://…), verified
       lookup-order ORDER_ID --customer ID
                       import the transactions of an Apple order id (App Store Server API)
       bench [--json]  measure decode and verify speed (make bench builds it for release)
@@ -60,6 +64,8 @@ enum CommandRunner {
             case "reverify": return try ReverifyCommand.run(rest)
             case "simulator": return try SimulatorCommand.run(rest)
             case "demo": return try DemoCommand.run(rest)
+            case "console": return try ConsoleCommand.run(rest)
+            case "db": return try DatabaseCommand.run(rest)
             case "lookup-order": return try LookupOrderCommand.run(rest)
             case "help", "--help", "-h":
                 print(usage)

@@ -61,6 +61,8 @@ enum SimulatorCommand {
             throw CommandFailure(status: error.code == .notLoopback ? .usage : .unavailable, message: error.reason)
         }
         let base = simulator.baseURL.absoluteString
+        // Listen for Ctrl-C / SIGTERM before saying we are up, so an early signal is never lost.
+        let termination = TerminationSignal()
         say("""
         simulator listening on \(base)
           not Apple: receipts and JWS are signed with receiptdesk's test authority
@@ -71,7 +73,7 @@ enum SimulatorCommand {
           shared secret \(state.sharedSecret == nil ? "not set" : "set"), Server API key \(state.serverAPIKey == nil ? "not set (every Server API call gets 401)" : "set")
           Ctrl-C stops it
         """)
-        waitForTermination()
+        termination.wait()
         simulator.stop()
         if let stateDirectory {
             do {
@@ -85,20 +87,6 @@ enum SimulatorCommand {
     }
 
     /// Blocks until SIGINT or SIGTERM arrives.
-    private static func waitForTermination() {
-        let done = DispatchSemaphore(value: 0)
-        var sources: [DispatchSourceSignal] = []
-        for number in [SIGINT, SIGTERM] {
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { done.signal() }
-            source.resume()
-            sources.append(source)
-        }
-        done.wait()
-        for source in sources { source.cancel() }
-    }
-
     /// The shared secret: the file's first line, trimmed. Never printed.
     private static func readSecret(_ path: String) throws -> String {
         guard let data = FileManager.default.contents(atPath: path) else {
@@ -132,5 +120,28 @@ enum SimulatorCommand {
     /// Prints and flushes at once (standard output may be a pipe a script is reading).
     private static func say(_ text: String) {
         FileHandle.standardOutput.write(Data((text + "\n").utf8))
+    }
+}
+
+/// SIGINT and SIGTERM, caught from the moment this is made until `wait()` returns.
+final class TerminationSignal {
+    private let done = DispatchSemaphore(value: 0)
+    private var sources: [DispatchSourceSignal] = []
+
+    init() {
+        for number in [SIGINT, SIGTERM] {
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            let done = self.done
+            source.setEventHandler { done.signal() }
+            source.resume()
+            // Ignored only once the source listens, so no signal falls between the two.
+            signal(number, SIG_IGN)
+            sources.append(source)
+        }
+    }
+
+    func wait() {
+        done.wait()
+        for source in sources { source.cancel() }
     }
 }

@@ -91,7 +91,12 @@ struct AppleCommandsTests {
         let firstLine = String(decoding: out.fileHandleForReading.availableData, as: UTF8.self)
         #expect(firstLine.contains("http://127.0.0.1:"))
         process.interrupt()
+        // It stops on Ctrl-C; never let a stuck child hang the suite.
+        let deadline = Date().addingTimeInterval(10)
+        while process.isRunning && Date() < deadline { usleep(50_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
+        #expect(process.terminationReason == .exit, "the simulator stopped on SIGINT")
         #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("state.json").path))
     }
 }

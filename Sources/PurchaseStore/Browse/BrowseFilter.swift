@@ -35,6 +35,11 @@ public struct BrowseFilter: Sendable, Equatable {
     public struct FieldMatch: Sendable, Equatable {
         public let field: Field
         public let value: String
+
+        public init(field: Field, value: String) {
+            self.field = field
+            self.value = value
+        }
     }
 
     /// No filter.

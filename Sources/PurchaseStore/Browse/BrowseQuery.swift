@@ -27,6 +27,16 @@ struct BrowseQuery: Sendable {
     var sources: [SQLCondition] = []
     var predicates: [SQLCondition] = []
     var ignored: [String] = []
+    /// Predicates that are an equality on one column of the table: the source to use instead of
+    /// a bounded scan when an index starts with that column (see `Browser.indexedColumns`).
+    var indexable: [(column: String, condition: SQLCondition)] = []
+
+    /// Adds `column = value` as a predicate that an index on `column` can turn into a source.
+    mutating func equality(_ column: String, _ value: String) {
+        let condition = SQLCondition("\(tableName).\(column) = ?", [.text(value)])
+        predicates.append(condition)
+        indexable.append((column, condition))
+    }
 
     /// The SQL table name.
     var tableName: String {
@@ -65,10 +75,9 @@ struct BrowseQuery: Sendable {
             sources = first.alternatives
             predicates += idWords.dropFirst().map { SQLCondition.any($0.alternatives) }
         }
-        let t = tableName
         if let environment = filter.environment {
             switch table {
-            case .transactions, .receipts: predicates.append(SQLCondition("\(t).environment = ?", [.text(environment)]))
+            case .transactions, .receipts: equality("environment", environment)
             case .customers:
                 predicates.append(SQLCondition("""
                     EXISTS (SELECT 1 FROM transactions x WHERE x.customer_id = customers.customer_id AND x.environment = ?)
@@ -78,7 +87,7 @@ struct BrowseQuery: Sendable {
         }
         if let verdict = filter.verdict {
             switch table {
-            case .receipts: predicates.append(SQLCondition("receipts.verdict = ?", [.text(verdict)]))
+            case .receipts: equality("verdict", verdict)
             case .transactions:
                 predicates.append(SQLCondition("""
                     EXISTS (SELECT 1 FROM receipts r WHERE r.receipt_id = transactions.first_receipt_id AND r.verdict = ?)
@@ -112,7 +121,7 @@ struct BrowseQuery: Sendable {
                         AND r.apple_environment != r.environment AND r.apple_environment != 'Unknown' AND r.environment != 'Unknown')
                 """)
         case (.orders, "paid"), (.orders, "pending"), (.orders, "failed"), (.orders, "refunded"):
-            predicate = SQLCondition("orders.status = ?", [.text(status)])
+            equality("status", status)
         case (.orders, "conflict"):
             source = SQLCondition("orders.order_id IN (SELECT t.order_id FROM transactions t WHERE t.transaction_id IN (\(openConflicts)))")
         case (.transactions, "conflict"): source = SQLCondition("transactions.transaction_id IN (\(openConflicts))")
@@ -120,7 +129,7 @@ struct BrowseQuery: Sendable {
             predicate = SQLCondition("(transactions.revocation_date IS NOT NULL OR transactions.cancellation_date IS NOT NULL)")
         case (.transactions, "unbound"), (.transactions, "ambiguous"), (.transactions, "explicit"),
              (.transactions, "account-token"), (.transactions, "single-pending-order"):
-            predicate = SQLCondition("transactions.binding = ?", [.text(status)])
+            equality("binding", status)
         case (.receipts, "conflict"):
             source = SQLCondition("receipts.receipt_id IN (SELECT receipt_id FROM conflicts WHERE status = 'open')")
         case (.receipts, "mismatch"):

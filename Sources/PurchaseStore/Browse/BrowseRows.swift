@@ -27,6 +27,18 @@ public struct CustomerListRow: Sendable, Equatable {
     public let environmentMismatch: Bool
     /// Open conflicts they are part of.
     public let openConflicts: Int
+
+    public init(customerId: String, isTester: Bool, transactionCount: Int, transactionCountCapped: Bool, activeEntitlements: [String],
+                environments: [String], environmentMismatch: Bool, openConflicts: Int) {
+        self.customerId = customerId
+        self.isTester = isTester
+        self.transactionCount = transactionCount
+        self.transactionCountCapped = transactionCountCapped
+        self.activeEntitlements = activeEntitlements
+        self.environments = environments
+        self.environmentMismatch = environmentMismatch
+        self.openConflicts = openConflicts
+    }
 }
 
 /// A receipt in the list: the stored record and the environment Apple reported, if re-verified.
@@ -108,16 +120,30 @@ public struct BrowsePage: Sendable, Equatable {
     public let scannedThrough: Int64?
     /// Filter words this list does not apply (`verdict:` on the orders list), for the console to say so.
     public let ignored: [String]
+
+    public init(rows: [BrowseRow], isFull: Bool, scannedThrough: Int64? = nil, ignored: [String] = []) {
+        self.rows = rows
+        self.isFull = isFull
+        self.scannedThrough = scannedThrough
+        self.ignored = ignored
+    }
 }
 
 /// The bounds that keep every list query small.
 public enum BrowseLimits {
     /// Per-row counts stop here ("999+").
     public static let countCap = 999
-    /// Keys examined per page by a filter that has no index to use.
-    public static let scanBudget: Int64 = 200_000
+    /// Keys examined per page by a filter that has no index to use: about 50 ms of work on a
+    /// million transactions (wide rows and customers, who each check their transactions, cost more).
+    public static func scanBudget(_ table: BrowseTable) -> Int64 {
+        switch table {
+        case .customers: return 10_000
+        case .transactions: return 20_000
+        default: return 50_000
+        }
+    }
     /// Keys examined per statement of such a scan.
-    public static let scanChunk: Int64 = 20_000
+    public static let scanChunk: Int64 = 5_000
     /// The largest page.
     public static let maxPage = 500
 }

@@ -15,8 +15,11 @@ public struct Browser {
 
     /// One page of `table` under `filter`, starting at `cursor`, at most `limit` rows, in display order.
     public func page(_ table: BrowseTable, filter: BrowseFilter = BrowseFilter(), cursor: PageCursor, limit: Int) throws -> BrowsePage {
+        guard database.dialect.name == "sqlite" else {
+            throw StoreError(.invalidRequest, "the console pages lists by SQLite rowid: \(database.dialect.name) databases cannot be browsed yet")
+        }
         let limit = max(1, min(limit, BrowseLimits.maxPage))
-        let query = BrowseQuery(table, filter)
+        let query = try planned(BrowseQuery(table, filter))
         let step = KeyStep(cursor, newestFirst: table.newestFirst)
         var rows: [SQLRow] = []
         var scannedThrough: Int64?
@@ -49,7 +52,7 @@ public struct Browser {
     /// The statements `page` runs for this request (a bounded scan: its first chunk), for
     /// `EXPLAIN QUERY PLAN` checks.
     public func statements(_ table: BrowseTable, filter: BrowseFilter, cursor: PageCursor, limit: Int) -> [(sql: String, parameters: [SQLValue])] {
-        let query = BrowseQuery(table, filter)
+        let query = (try? planned(BrowseQuery(table, filter))) ?? BrowseQuery(table, filter)  // unplanned: still the statements' shape
         let step = KeyStep(cursor, newestFirst: table.newestFirst)
         if !query.sources.isEmpty {
             return query.sources.map { keyed(query, conditions: [$0] + query.predicates, step, limit: limit + 1) }
@@ -57,6 +60,29 @@ public struct Browser {
         if query.predicates.isEmpty { return [keyed(query, conditions: [], step, limit: limit + 1)] }
         let chunk = chunkStatement(query, step, from: 0, limit: limit + 1)
         return [chunk]
+    }
+
+    /// A query with no index lookup of its own uses an index on one of its equality predicates
+    /// (`env:` with an index on environment) as its source, rather than scanning in chunks.
+    func planned(_ query: BrowseQuery) throws -> BrowseQuery {
+        guard query.sources.isEmpty, !query.indexable.isEmpty else { return query }
+        let indexed = try indexedColumns(query.tableName)
+        guard let usable = query.indexable.first(where: { indexed.contains($0.column) }) else { return query }
+        var planned = query
+        planned.sources = [usable.condition]
+        planned.predicates = query.predicates.filter { $0.sql != usable.condition.sql }
+        return planned
+    }
+
+    /// The columns an index of `table` starts with.
+    func indexedColumns(_ table: String) throws -> Set<String> {
+        var columns = Set<String>()
+        for index in try database.query("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ?", [.text(table)]) {
+            guard let name = index.string("name") else { continue }
+            let first = try database.query("SELECT name FROM pragma_index_info(?) ORDER BY seqno LIMIT 1", [.text(name)])
+            if let column = first.first?.string("name") { columns.insert(column) }
+        }
+        return columns
     }
 
     /// `SELECT … WHERE conditions AND key op ? ORDER BY key LIMIT n`.
@@ -98,7 +124,7 @@ public struct Browser {
         var scanned: Int64 = 0
         while rows.count < limit {
             if step.ascending ? from >= high : from <= low { return (rows, nil) }
-            if scanned >= BrowseLimits.scanBudget { return (rows, from) }
+            if scanned >= BrowseLimits.scanBudget(query.table) { return (rows, from) }
             let statement = chunkStatement(query, step, from: from, limit: limit - rows.count)
             rows += try database.query(statement.sql, statement.parameters)
             from = step.ascending ? from &+ BrowseLimits.scanChunk : from &- BrowseLimits.scanChunk

@@ -15,7 +15,11 @@ public enum DatabaseLocation {
 /// Opens a purchase database and brings its schema up to date.
 public enum PurchaseDatabase {
     /// Opens the database at `location` (creating the file and its folder when `create`), migrated.
+    /// A `postgres://` or `postgresql://` URL opens PostgreSQL instead (`PostgresDatabase`).
     public static func open(_ location: String, create: Bool = true) throws -> SQLDatabase {
+        if PostgresDatabase.isURL(location) {
+            return try PostgresDatabase.openPurchaseDatabase(url: location, create: create)
+        }
         if create {
             let folder = (location as NSString).deletingLastPathComponent
             if !folder.isEmpty && !FileManager.default.fileExists(atPath: folder) {

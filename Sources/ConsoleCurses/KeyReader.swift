@@ -1,0 +1,77 @@
+@preconcurrency import CNcurses
+import ConsoleUI
+import Glibc
+
+/// Reads keys from the terminal with `get_wch` (so non-ASCII input arrives whole), translating
+/// curses key codes, escape sequences curses left alone, control keys, mouse clicks and the
+/// wheel, and resizes into `KeyEvent`s.
+public struct KeyReader {
+    /// The next event, waiting at most `timeoutMilliseconds` (nil when none came).
+    public func read(timeoutMilliseconds: Int32) -> KeyEvent? {
+        wtimeout(cn_stdscr(), timeoutMilliseconds)
+        var code: wint_t = 0
+        let kind = wget_wch(cn_stdscr(), &code)
+        if kind == ERR { return nil }
+        if kind == cn_key_code_yes() { return functionKey(Int32(code)) }
+        return character(UInt32(code))
+    }
+
+    private func functionKey(_ code: Int32) -> KeyEvent? {
+        switch code {
+        case KEY_UP: return .up
+        case KEY_DOWN: return .down
+        case KEY_LEFT: return .left
+        case KEY_RIGHT: return .right
+        case KEY_PPAGE: return .pageUp
+        case KEY_NPAGE: return .pageDown
+        case KEY_HOME, KEY_FIND, KEY_A1: return .home
+        case KEY_END, KEY_SELECT, KEY_C1, KEY_LL: return .end
+        case KEY_BACKSPACE: return .backspace
+        case KEY_DC: return .delete
+        case KEY_BTAB: return .backTab
+        case KEY_ENTER: return .enter
+        case cn_key_resize(): return .resize(CursesScreen.terminalSize())
+        case cn_key_mouse():
+            var y: Int32 = 0
+            var x: Int32 = 0
+            var kind: Int32 = 0
+            guard cn_read_mouse(&y, &x, &kind) == OK else { return nil }
+            switch kind {
+            case 1: return .mouse(MouseEvent(.click, row: Int(y), column: Int(x)))
+            case 2: return .mouse(MouseEvent(.wheelUp, row: Int(y), column: Int(x)))
+            case 3: return .mouse(MouseEvent(.wheelDown, row: Int(y), column: Int(x)))
+            default: return nil
+            }
+        default:
+            if code > KEY_F0 && code <= KEY_F0 + 12 { return .function(Int(code - KEY_F0)) }
+            return nil
+        }
+    }
+
+    private func character(_ value: UInt32) -> KeyEvent? {
+        switch value {
+        case 27: return escape()
+        case 10, 13: return .enter
+        case 9: return .tab
+        case 8, 127: return .backspace
+        case 1...26: return Unicode.Scalar(value + 96).map { .control(Character($0)) }
+        case 0..<32: return nil
+        default: return Unicode.Scalar(value).map { .character(Character($0)) }
+        }
+    }
+
+    /// ESC alone is Escape; ESC followed at once by more bytes is a sequence curses did not know.
+    private func escape() -> KeyEvent? {
+        var sequence = ""
+        wtimeout(cn_stdscr(), 15)
+        while sequence.count < 8 {
+            var code: wint_t = 0
+            let kind = wget_wch(cn_stdscr(), &code)
+            guard kind == OK, let scalar = Unicode.Scalar(UInt32(code)) else { break }
+            sequence.unicodeScalars.append(scalar)
+            if let key = KeySequenceDecoder.decode(sequence) { return key }
+            if sequence.count >= 2, let last = sequence.last, last.isLetter || last == "~" { break }
+        }
+        return sequence.isEmpty ? .escape : nil
+    }
+}

@@ -1,0 +1,45 @@
+import Foundation
+import PurchaseStore
+import ReceiptCore
+
+/// Applies a confirmed change through the ledger (one write transaction each, audited there)
+/// and says in one line what happened.
+enum ChangeRunner {
+    static func apply(_ change: PendingChange, ledger: PurchaseLedger, operatorName: String) throws -> String {
+        switch change {
+        case .grant(let customer, let entitlement, let end, let reason):
+            let until: Date?
+            switch end {
+            case .forever: until = nil
+            case .date(let date): until = date
+            case .duration: throw ConsoleFailure("the grant's end was not fixed by its preview")
+            }
+            let grant = try ledger.grant(customer: customer, entitlement: entitlement, until: until, reason: reason, operatorName: operatorName)
+            return "granted \(entitlement) to \(customer) \(until.map { "until " + ConsoleFormat.dateTime($0) } ?? "forever") (grant #\(grant.grantId))"
+        case .revoke(let customer, let target, let reason):
+            switch target {
+            case .grant(let id):
+                try ledger.revoke(customer: customer, grantId: id, reason: reason, operatorName: operatorName)
+                return "revoked grant #\(id) of \(customer)"
+            case .entitlement(let name):
+                try ledger.revoke(customer: customer, entitlement: name, reason: reason, operatorName: operatorName)
+                return "revoked \(name) for \(customer)"
+            }
+        case .restore(let customer, let from, let ids, let receipt, let reason):
+            let bytes = try receipt.map(ArtefactReader.bytes)
+            let result = try ledger.restore(customer: customer, fromCustomer: from, transactionIds: ids, receipt: bytes, reason: reason,
+                                            operatorName: operatorName)
+            return "restored to \(customer): moved \(result.movedTransactions.count), imported \(result.importedTransactions.count)"
+        case .resolve(let id, let owner, let reason):
+            try ledger.resolveConflict(id, owner: owner, reason: reason, operatorName: operatorName)
+            return "conflict #\(id) resolved: \(owner) owns it"
+        case .importArtefact(let customer, let input, let orderId):
+            let result = try ledger.importArtefact(try ArtefactReader.bytes(input), customer: customer, orderId: orderId, source: "console",
+                                                   operatorName: operatorName)
+            let recorded = result.transactions.filter { if case .recorded = $0.outcome { return true } else { return false } }.count
+            let conflicts = result.transactions.filter { if case .conflict = $0.outcome { return true } else { return false } }.count
+            guard result.changedDatabase else { return "imported nothing new: every transaction was already recorded" }
+            return "imported receipt #\(result.receiptId ?? 0) for \(customer): \(recorded) recorded, \(conflicts) conflict(s), verdict \(result.verdict.status.rawValue)"
+        }
+    }
+}

@@ -1,0 +1,173 @@
+import Foundation
+import PurchaseStore
+import ReceiptCore
+
+/// Runs the console: feeds keys to the reducer, carries out the effects it names (keyset page
+/// reads, detail lookups, previews and changes through the ledger, re-verification in the
+/// background) and draws the state on a `Screen`. Used from one thread (the terminal's loop, a
+/// test, the benchmark); only the re-verification runs elsewhere, reporting back through an inbox.
+public final class ConsoleController {
+    let environment: ConsoleEnvironment
+    var state: ConsoleState
+    private let inbox = ReverifyInbox()
+    private var task: Task<Void, Never>?
+    /// Bumped when a job is cancelled, so its late answer is not shown as the current one.
+    private var generation = 0
+
+    /// Opens the console at `size`, loading the counts and the first page of customers.
+    public init(environment: ConsoleEnvironment, size: ScreenSize) {
+        self.environment = environment
+        let label = environment.apple?.label ?? environment.appleNote ?? "no Apple service configured"
+        state = ConsoleState(header: ConsoleHeader(database: environment.databaseLabel, operatorName: environment.operatorName,
+                                                   readOnly: environment.readOnly, appleLabel: label), size: size)
+        let configuration = environment.ledger.configuration
+        var names = Set(configuration.products.values.map(\.entitlement))
+        if let rule = configuration.paidToFree { names.insert(rule.entitlement) }
+        state.catalogueEntitlements = names.sorted()
+        state.now = environment.clock()
+        run(.loadCounts)
+        run(.loadList(.customers, ListRequest(cursor: .first, limit: state.layout.listRows, purpose: .replace(keepKey: nil))))
+    }
+
+    deinit { task?.cancel() }
+
+    /// Whether the operator quit.
+    public var isFinished: Bool { state.finished }
+
+    /// Whether a re-verification is running (the loop should tick for the spinner).
+    public var isBusy: Bool { state.job != nil }
+
+    /// One key, mouse event or resize.
+    public func handle(_ key: KeyEvent) { dispatch(.key(key)) }
+
+    /// Types each character of `text` as a key (tests and the benchmark).
+    public func type(_ text: String) {
+        for character in text { handle(.character(character)) }
+    }
+
+    /// Collects finished background work and turns the spinner; returns whether anything changed.
+    @discardableResult
+    public func tick() -> Bool {
+        var changed = false
+        for (generation, reports) in inbox.take() {
+            changed = true
+            if generation == self.generation {
+                task = nil
+                dispatch(.reverifyFinished(reports, cancelled: false))
+            } else {
+                dispatch(.backgroundChanged)
+            }
+        }
+        if state.job != nil {
+            dispatch(.tick)
+            changed = true
+        }
+        return changed
+    }
+
+    /// Draws the current state.
+    public func render(on screen: Screen) {
+        if screen.size != state.size { dispatch(.key(.resize(screen.size))) }
+        ConsoleView.draw(state, on: screen)
+    }
+
+    /// Whether a background task (possibly cancelled) has not reported yet.
+    var hasBackgroundTask: Bool { task != nil }
+
+    /// Waits (ticking) until no re-verification runs, at most `timeout` seconds; returns whether
+    /// it finished. Blocks the calling thread: call it from a plain thread, never from a task.
+    @discardableResult
+    public func waitUntilIdle(timeout: Double = 30) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while state.job != nil || task != nil {
+            tick()
+            if Date() > deadline { return false }
+            usleep(5_000)
+        }
+        return true
+    }
+
+    /// Stops background work (on quit).
+    public func shutdown() {
+        task?.cancel()
+        task = nil
+    }
+
+    func dispatch(_ action: ConsoleAction) {
+        state.now = environment.clock()
+        let effects = ConsoleReducer.reduce(&state, action)
+        for effect in effects { run(effect) }
+    }
+
+    private func run(_ effect: ConsoleEffect) {
+        let ledgerLock = environment.lock
+        let now = state.now
+        switch effect {
+        case .loadList(let table, let request):
+            let filter = state.filter
+            let result: Result<BrowsePage, ConsoleFailure>
+            do {
+                result = .success(try ledgerLock.run { try Browser($0.database).page(table, filter: filter, cursor: request.cursor, limit: request.limit) })
+            } catch {
+                result = .failure(ConsoleFailure(error))
+            }
+            dispatch(.listLoaded(table, request, result))
+        case .loadDetail(let target):
+            dispatch(.detailLoaded(target, ledgerLock.run { DetailLoader.load(target, ledger: $0, now: now) }))
+        case .loadCounts:
+            if let counts = try? ledgerLock.run({ try Browser($0.database).counts() }) {  // stale counts are harmless; the next reload retries
+                dispatch(.countsLoaded(counts))
+            }
+        case .prepareForm(let command, let customer):
+            guard !environment.readOnly, command == .revoke, let customer else { return dispatch(.refused("read-only: nothing changes here")) }
+            do {
+                let summary = try ledgerLock.run { try $0.customerSummary(customer) }
+                if let form = FormLogic.revokeForm(customer: customer, entitlements: summary.entitlements, grants: summary.grants) {
+                    dispatch(.formOpened(form))
+                } else {
+                    dispatch(.refused("\(customer) holds no entitlement and no open grant: nothing to revoke"))
+                }
+            } catch {
+                dispatch(.refused(ConsoleFailure(error).message))
+            }
+        case .preview(let change):
+            guard !environment.readOnly else { return dispatch(.refused("read-only: \(change.name) is not available; nothing changed")) }
+            do {
+                let operatorName = environment.operatorName
+                dispatch(.previewReady(try ledgerLock.run { try ChangePreview.confirmation(change, ledger: $0, operatorName: operatorName, now: now) }))
+            } catch {
+                dispatch(.refused("\(change.name) refused: \(ConsoleFailure(error).message)"))
+            }
+        case .apply(let change):
+            guard !environment.readOnly else { return dispatch(.changeFailed("read-only: \(change.name) is not available; nothing changed")) }
+            do {
+                let operatorName = environment.operatorName
+                dispatch(.changeApplied(try ledgerLock.run { try ChangeRunner.apply(change, ledger: $0, operatorName: operatorName) }))
+            } catch {
+                dispatch(.changeFailed("\(change.name) refused: \(ConsoleFailure(error).message); nothing changed"))
+            }
+        case .startReverify(let job):
+            startReverify(job)
+        case .cancelReverify:
+            task?.cancel()
+            task = nil
+            generation += 1
+            if state.job != nil { dispatch(.reverifyFinished([], cancelled: true)) }
+        }
+    }
+
+    private func startReverify(_ job: JobState) {
+        guard !environment.readOnly else { return dispatch(.jobFailed("read-only: re-verifying records Apple's answer, so it is not available")) }
+        guard let apple = environment.apple else {
+            return dispatch(.jobFailed("re-verify: no Apple service is configured (config appStore); nothing was asked"))
+        }
+        let reverifier = Reverifier(lock: environment.lock, service: apple, operatorName: environment.operatorName)
+        let inbox = self.inbox
+        let generation = self.generation
+        let ids = job.receiptIds
+        task = Task.detached {
+            let reports = ids.count == 1 ? [await reverifier.reverify(ids[0])] : await reverifier.reverify(ids, concurrency: 4)
+            inbox.post(generation, reports)
+        }
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import PurchaseStore
+import ReceiptCore
+
+/// What the console runs against: the ledger (and so the database), Apple (or the simulator
+/// standing in for it), who the operator is, whether changes are allowed, and the clock.
+public struct ConsoleEnvironment {
+    /// The ledger every read and change goes through.
+    public let ledger: PurchaseLedger
+    /// Serialises database use between the screen and background re-verifications.
+    public let lock: LedgerLock
+    /// Apple for re-verification; nil when none is configured (then `r` says so).
+    public let apple: AppleService?
+    /// What the header says when `apple` is nil ("Apple unavailable: …").
+    public let appleNote: String?
+    public let operatorName: String
+    /// No changing action is shown, offered or run.
+    public let readOnly: Bool
+    /// The database as the header names it.
+    public let databaseLabel: String
+    /// "now" for everything the console shows and asks the ledger to do.
+    public let clock: @Sendable () -> Date
+
+    /// - Parameters:
+    ///   - lock: pass the lock other users of `ledger` share, if any; a new one otherwise.
+    public init(ledger: PurchaseLedger, lock: LedgerLock? = nil, apple: AppleService?, appleNote: String? = nil, operatorName: String, readOnly: Bool,
+                databaseLabel: String, clock: @escaping @Sendable () -> Date = { Date() }) {
+        self.ledger = ledger
+        self.lock = lock ?? LedgerLock(ledger)
+        self.apple = apple
+        self.appleNote = appleNote
+        self.operatorName = operatorName
+        self.readOnly = readOnly
+        self.databaseLabel = databaseLabel
+        self.clock = clock
+    }
+}
+
+/// Re-verification results crossing from the background task to the screen's thread.
+final class ReverifyInbox: @unchecked Sendable {
+    // `pending` is only touched while `lock` is held.
+    private let lock = NSLock()
+    private var pending: [(generation: Int, reports: [ReverifyReport])] = []
+
+    func post(_ generation: Int, _ reports: [ReverifyReport]) {
+        lock.lock()
+        pending.append((generation, reports))
+        lock.unlock()
+    }
+
+    func take() -> [(generation: Int, reports: [ReverifyReport])] {
+        lock.lock()
+        defer { lock.unlock() }
+        let taken = pending
+        pending = []
+        return taken
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import PurchaseStore
+import ReceiptCore
+
+/// Reads what the detail pane shows for one target: a few indexed lookups, and for a receipt
+/// its stored bytes decoded and verified by the core (the verdict at the artefact's own time).
+enum DetailLoader {
+    static func load(_ target: DetailTarget, ledger: PurchaseLedger, now: Date) -> DetailModel {
+        let browser = Browser(ledger.database)
+        do {
+            switch target {
+            case .customer(let id):
+                guard try browser.customerExists(id) else { return .empty("customer \(id) not found") }
+                return .customer(CustomerDetail(summary: try ledger.customerSummary(id),
+                                                attempts: try browser.verificationAttempts(customer: id),
+                                                revocations: try browser.revocations(customer: id)))
+            case .order(let id):
+                guard let order = try ledger.order(id) else { return .empty("order \(id) not found") }
+                return .order(OrderDetail(order: order, transaction: try order.transactionId.flatMap { try ledger.transaction($0) }))
+            case .transaction(let id):
+                guard let record = try ledger.transaction(id) else { return .empty("transaction \(id) not found") }
+                var filter = BrowseFilter()
+                filter.fields = [BrowseFilter.FieldMatch(field: .tx, value: id)]
+                let conflicts = try browser.page(.conflicts, filter: filter, cursor: .first, limit: 20).rows.compactMap { row -> ConflictRecord? in
+                    if case .conflict(_, let c) = row { return c } else { return nil }
+                }
+                return .transaction(TransactionDetail(record: record, order: try record.orderId.flatMap { try ledger.order($0) },
+                                                      receipt: try browser.receipt(record.firstReceiptId)?.record, conflicts: conflicts))
+            case .receipt(let id):
+                guard let stored = try browser.receipt(id) else { return .empty("receipt #\(id) not found") }
+                return .receipt(decode(stored, ledger: ledger, now: now))
+            case .conflict(let id):
+                guard let conflict = try browser.conflict(id) else { return .empty("conflict #\(id) not found") }
+                return .conflict(ConflictDetail(conflict: conflict, transaction: try ledger.transaction(conflict.transactionId),
+                                                ownerEntitlements: try ledger.entitlements(conflict.ownerCustomerId, now: now),
+                                                claimantEntitlements: try ledger.entitlements(conflict.claimantCustomerId, now: now)))
+            case .audit(let seq):
+                guard let entry = try browser.auditEntry(seq) else { return .empty("audit entry #\(seq) not found") }
+                return .audit(entry)
+            }
+        } catch {
+            return .empty("\(target.title): \(ConsoleFailure(error).message)")
+        }
+    }
+
+    /// The stored bytes through the core: decoded, verified, as a tree.
+    static func decode(_ stored: StoredReceipt, ledger: PurchaseLedger, now: Date) -> ReceiptDetail {
+        do {
+            let artefact = try ReceiptDecoder.decode(stored.raw)
+            let summary = artefact.summary
+            return ReceiptDetail(stored: stored, environment: summary.environment, verdict: ledger.verifier.verify(artefact),
+                                 tree: artefact.tree(now: now), purchases: summary.purchases, decodeError: nil)
+        } catch {
+            return ReceiptDetail(stored: stored, environment: nil, verdict: nil, tree: nil, purchases: [],
+                                 decodeError: ConsoleFailure(error).message)
+        }
+    }
+}

@@ -1,0 +1,51 @@
+import Foundation
+import PurchaseStore
+import ReceiptCore
+
+/// Everything that happens to the console: keys from the operator, and the answers to the
+/// effects it asked for (pages, details, previews, finished changes and re-verifications).
+enum ConsoleAction {
+    case key(KeyEvent)
+    case tick
+    case listLoaded(BrowseTable, ListRequest, Result<BrowsePage, ConsoleFailure>)
+    case detailLoaded(DetailTarget, DetailModel)
+    case countsLoaded(BrowseCounts)
+    case formOpened(FormState)
+    case previewReady(Confirmation)
+    /// A form or preview could not be prepared; the message says why.
+    case refused(String)
+    case changeApplied(String)
+    case changeFailed(String)
+    case reverifyFinished([ReverifyReport], cancelled: Bool)
+    /// The re-verification could not start; nothing was asked.
+    case jobFailed(String)
+    /// Something changed the database in the background (a cancelled re-verification that
+    /// still recorded its answer): reload quietly.
+    case backgroundChanged
+}
+
+/// An error as the console shows it: one line.
+struct ConsoleFailure: Error, Equatable {
+    let message: String
+
+    init(_ message: String) { self.message = message }
+
+    init(_ error: Error) {
+        if let store = error as? StoreError { message = store.reason } else if let receipt = error as? ReceiptError {
+            message = receipt.reason
+        } else if let failure = error as? ConsoleFailure { message = failure.message } else { message = "\(error)" }
+    }
+}
+
+/// What the reducer asks the controller to do; the answers come back as actions.
+enum ConsoleEffect: Equatable {
+    case loadList(BrowseTable, ListRequest)
+    case loadDetail(DetailTarget)
+    case loadCounts
+    /// Prepare a form that needs data (the revoke form lists what the customer holds).
+    case prepareForm(Command, customer: String?)
+    case preview(PendingChange)
+    case apply(PendingChange)
+    case startReverify(JobState)
+    case cancelReverify
+}

@@ -1,0 +1,153 @@
+import Foundation
+import PurchaseStore
+import ReceiptCore
+
+extension ConsoleReducer {
+    /// A key, routed by mode: prompts and forms take text, overlays take their own keys, and
+    /// browsing looks the key up in the binding table.
+    static func handleKey(_ state: inout ConsoleState, _ key: KeyEvent) -> [ConsoleEffect] {
+        if case .resize(let size) = key { return resize(&state, size) }
+        switch state.mode {
+        case .browse: break
+        case .filter(var field):
+            switch key {
+            case .escape: state.mode = .browse
+            case .enter:
+                state.mode = .browse
+                do {
+                    return applyFilter(&state, try BrowseFilter(parsing: field.text))
+                } catch {
+                    state.message = StatusMessage(text: ConsoleFailure(error).message, kind: .error)
+                    state.mode = .filter(field)
+                }
+            default:
+                if field.edit(key) { state.mode = .filter(field) }
+            }
+            return []
+        case .command(var field):
+            switch key {
+            case .escape: state.mode = .browse
+            case .enter:
+                state.mode = .browse
+                return runCommandLine(&state, field.text)
+            default:
+                if field.edit(key) { state.mode = .command(field) }
+            }
+            return []
+        case .help(let scroll):
+            switch key {
+            case .character("j"), .down: state.mode = .help(scroll + 1)
+            case .character("k"), .up: state.mode = .help(max(0, scroll - 1))
+            case .pageDown: state.mode = .help(scroll + state.layout.detailRows)
+            case .pageUp: state.mode = .help(max(0, scroll - state.layout.detailRows))
+            case .mouse(let m) where m.kind == .wheelDown: state.mode = .help(scroll + 3)
+            case .mouse(let m) where m.kind == .wheelUp: state.mode = .help(max(0, scroll - 3))
+            default: state.mode = .browse
+            }
+            return []
+        case .form(let form): return FormLogic.handleKey(&state, form, key)
+        case .confirm(let confirmation):
+            switch key {
+            case .character("y"), .character("Y"):
+                state.mode = .browse
+                state.message = StatusMessage(text: "\(confirmation.change.name): applying…", kind: .info)
+                return [.apply(confirmation.change)]
+            case .character("n"), .character("N"), .escape, .character("q"):
+                state.mode = .browse
+                state.message = StatusMessage(text: "\(confirmation.change.name) cancelled: nothing changed", kind: .info)
+            default: break
+            }
+            return []
+        case .quitConfirm:
+            switch key {
+            case .character("y"), .character("Y"):
+                state.finished = true
+                return state.job == nil ? [] : [.cancelReverify]
+            case .character("n"), .character("N"), .escape:
+                state.mode = .browse
+            default: break
+            }
+            return []
+        }
+        if case .mouse(let mouse) = key { return handleMouse(&state, mouse) }
+        if key == .escape, state.job != nil { return run(&state, .cancel) }
+        guard let command = KeyBindings.command(for: key, scopes: state.scopes) else { return [] }
+        return run(&state, command)
+    }
+
+    /// `:name [argument]`: any command by name; `:filter TEXT` and `:tab NAME` take an argument.
+    static func runCommandLine(_ state: inout ConsoleState, _ text: String) -> [ConsoleEffect] {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        guard !trimmed.isEmpty else { return [] }
+        let name = String(trimmed.prefix { !$0.isWhitespace }).lowercased()
+        let argument = trimmed.dropFirst(name.count).trimmingCharacters(in: .whitespaces)
+        let aliases: [String: Command] = ["q": .quit, "exit": .quit, "h": .help, "?": .help, "verify": .reverify,
+                                          "owner": .resolve, "resolve-conflict": .resolve, "reload": .refresh]
+        if name == "tab", let table = BrowseTable.allCases.first(where: { $0.rawValue.hasPrefix(argument.lowercased()) && !argument.isEmpty }) {
+            return show(&state, table)
+        }
+        if name == "filter" {
+            do {
+                return applyFilter(&state, try BrowseFilter(parsing: argument))
+            } catch {
+                state.message = StatusMessage(text: ConsoleFailure(error).message, kind: .error)
+                return []
+            }
+        }
+        guard let command = Command(rawValue: name) ?? aliases[name] else {
+            let known = Command.allCases.filter { !(state.header.readOnly && $0.changesData) }.map(\.rawValue)
+            let near = known.filter { $0.hasPrefix(String(name.prefix(2))) }
+            state.message = StatusMessage(text: "unknown command '\(name)'" + (near.isEmpty ? "; :help lists them" : "; did you mean \(near.joined(separator: ", "))?"),
+                                          kind: .error)
+            return []
+        }
+        if command == .command { return [] }
+        return run(&state, command)
+    }
+
+    /// The terminal changed size: the list window is refilled to the new height around the selection.
+    static func resize(_ state: inout ConsoleState, _ size: ScreenSize) -> [ConsoleEffect] {
+        guard size != state.size else { return [] }
+        state.size = size
+        for table in BrowseTable.allCases where table != state.tab { state.lists[table]?.loaded = false }
+        clampDetailCursor(&state)
+        guard state.list.loaded, !state.layout.isTooSmall else { return [] }
+        return [reloadCurrentList(state)]
+    }
+
+    /// Clicks select rows, tabs and detail lines; the wheel scrolls the pane under the pointer.
+    static func handleMouse(_ state: inout ConsoleState, _ mouse: MouseEvent) -> [ConsoleEffect] {
+        let layout = state.layout
+        if mouse.kind != .click {
+            let command: Command = mouse.kind == .wheelDown ? .down : .up
+            state.focus = layout.detailRect.contains(row: mouse.row, column: mouse.column) ? .detail : .list
+            var effects: [ConsoleEffect] = []
+            for _ in 0..<3 { effects += run(&state, command) }
+            return effects
+        }
+        if mouse.row == layout.tabRow {
+            if let table = TabBarView.tab(at: mouse.column, state: state) { return show(&state, table) }
+            return []
+        }
+        if layout.listRect.contains(row: mouse.row, column: mouse.column) {
+            state.focus = .list
+            let index = mouse.row - layout.firstListRow
+            guard index >= 0, index < state.list.rows.count else { return [] }
+            state.lists[state.tab]?.selected = index
+            state.detail.stack = []
+            return followSelection(&state)
+        }
+        if layout.detailRect.contains(row: mouse.row, column: mouse.column) {
+            let line = state.detail.scroll + mouse.row - layout.firstDetailRow
+            guard line >= 0, line < DetailLines.build(state).count else {
+                state.focus = .detail
+                return []
+            }
+            let again = state.focus == .detail && state.detail.cursor == line
+            state.focus = .detail
+            state.detail.cursor = line
+            return again ? run(&state, .toggle) : []
+        }
+        return []
+    }
+}

@@ -1,0 +1,167 @@
+import Foundation
+import PurchaseStore
+import ReceiptCore
+
+/// The console's logic as a pure function: an action changes the state and names the effects
+/// (database reads, ledger changes, a re-verification) the controller must run; their answers
+/// come back as actions. No I/O happens here, so every key can be tested without a database.
+enum ConsoleReducer {
+    static func reduce(_ state: inout ConsoleState, _ action: ConsoleAction) -> [ConsoleEffect] {
+        switch action {
+        case .key(let key): return handleKey(&state, key)
+        case .tick:
+            state.tick += 1
+            return []
+        case .listLoaded(let table, let request, let result):
+            switch result {
+            case .success(let page):
+                var list = state.lists[table] ?? ListState()
+                list.apply(page, for: request, capacity: state.layout.listRows)
+                state.lists[table] = list
+                guard table == state.tab else { return [] }
+                return followSelection(&state)
+            case .failure(let failure):
+                state.message = StatusMessage(text: failure.message, kind: .error)
+                state.lists[table]?.loaded = true
+                return []
+            }
+        case .detailLoaded(let target, let model):
+            let same = state.detail.target == target
+            state.detail.target = target
+            state.detail.model = model
+            if !same {
+                state.detail.cursor = 0
+                state.detail.scroll = 0
+                state.detail.expanded = DetailLines.defaultExpanded(model)
+            }
+            if let focus = state.detail.focusLine {
+                state.detail.focusLine = nil
+                if let index = DetailLines.build(state).firstIndex(where: { $0.spans.text.trimmingCharacters(in: .whitespaces).hasPrefix(focus) }) {
+                    state.detail.cursor = index
+                    state.detail.scroll = index
+                }
+            }
+            clampDetailCursor(&state)
+            return []
+        case .countsLoaded(let counts):
+            state.counts = counts
+            return []
+        case .formOpened(let form):
+            state.mode = .form(form)
+            return []
+        case .previewReady(let confirmation):
+            state.mode = .confirm(confirmation)
+            return []
+        case .refused(let text):
+            if case .form(var form) = state.mode {
+                form.error = text
+                state.mode = .form(form)
+            } else {
+                state.mode = .browse
+                state.message = StatusMessage(text: text, kind: .error)
+            }
+            return []
+        case .changeApplied(let text):
+            state.message = StatusMessage(text: text, kind: .success)
+            return refreshAll(&state)
+        case .changeFailed(let text):
+            state.message = StatusMessage(text: text, kind: .error)
+            return []
+        case .jobFailed(let text):
+            state.job = nil
+            state.message = StatusMessage(text: text, kind: .error)
+            return []
+        case .backgroundChanged:
+            return refreshAll(&state)
+        case .reverifyFinished(let reports, let cancelled):
+            state.job = nil
+            for report in reports { state.reports[report.receiptId] = report }
+            if state.reports.count > 64, let oldest = state.reports.keys.sorted().first { state.reports[oldest] = nil }
+            state.message = reverifyMessage(reports, cancelled: cancelled)
+            if !reports.isEmpty { state.detail.focusLine = "Apple's answer" }
+            return refreshAll(&state)
+        }
+    }
+
+    /// The detail pane follows the selected row (unless something was opened from a line).
+    static func followSelection(_ state: inout ConsoleState) -> [ConsoleEffect] {
+        guard state.detail.stack.isEmpty else { return [] }
+        guard let row = state.list.selectedRow else {
+            state.detail.target = nil
+            state.detail.model = .empty(state.list.loaded ? "nothing to show: the list is empty" : "loading…")
+            return []
+        }
+        let target = DetailTarget(row)
+        if target == state.detail.target { return [] }
+        return [.loadDetail(target)]
+    }
+
+    /// Reloads counts, the current list (keeping the selection) and the detail; other lists reload when shown.
+    static func refreshAll(_ state: inout ConsoleState) -> [ConsoleEffect] {
+        for table in BrowseTable.allCases where table != state.tab { state.lists[table]?.loaded = false }
+        var effects: [ConsoleEffect] = [.loadCounts, reloadCurrentList(state)]
+        if let target = state.detail.target { effects.append(.loadDetail(target)) }
+        return effects
+    }
+
+    /// Reloads the current list from its first visible row, keeping the selected row.
+    static func reloadCurrentList(_ state: ConsoleState) -> ConsoleEffect {
+        let list = state.list
+        let cursor: PageCursor = list.rows.first.map { .from($0.key) } ?? .first
+        return .loadList(state.tab, ListRequest(cursor: cursor, limit: state.layout.listRows,
+                                                purpose: .replace(keepKey: list.selectedRow?.key)))
+    }
+
+    /// Shows `table`, loading its first page when it is not loaded.
+    static func show(_ state: inout ConsoleState, _ table: BrowseTable) -> [ConsoleEffect] {
+        state.tab = table
+        state.focus = .list
+        state.detail.stack = []
+        if state.list.loaded { return followSelection(&state) }
+        state.detail.target = nil
+        state.detail.model = .empty("loading…")
+        return [.loadList(table, ListRequest(cursor: .first, limit: state.layout.listRows, purpose: .replace(keepKey: nil)))]
+    }
+
+    /// Sets the filter and reloads every list from its start.
+    static func applyFilter(_ state: inout ConsoleState, _ filter: BrowseFilter) -> [ConsoleEffect] {
+        state.filter = filter
+        for table in BrowseTable.allCases { state.lists[table] = ListState() }
+        state.detail.stack = []
+        state.detail.target = nil
+        state.focus = .list
+        state.message = filter.isEmpty ? StatusMessage(text: "filter removed", kind: .info) : nil
+        return [.loadList(state.tab, ListRequest(cursor: .first, limit: state.layout.listRows, purpose: .replace(keepKey: nil)))]
+    }
+
+    static func clampDetailCursor(_ state: inout ConsoleState) {
+        let count = DetailLines.build(state).count
+        state.detail.cursor = min(max(0, state.detail.cursor), max(0, count - 1))
+        let visible = state.layout.detailRows
+        if state.detail.cursor < state.detail.scroll { state.detail.scroll = state.detail.cursor }
+        if state.detail.cursor >= state.detail.scroll + visible { state.detail.scroll = state.detail.cursor - visible + 1 }
+        state.detail.scroll = max(0, min(state.detail.scroll, max(0, count - visible)))
+    }
+
+    static func reverifyMessage(_ reports: [ReverifyReport], cancelled: Bool) -> StatusMessage {
+        if cancelled {
+            return StatusMessage(text: "re-verification cancelled (\(reports.count) answer\(reports.count == 1 ? "" : "s") arrived and were recorded)", kind: .info)
+        }
+        guard reports.count == 1, let only = reports.first else {
+            let failed = reports.filter { $0.outcome == .failed }.count
+            let verified = reports.filter { $0.outcome == .verified }.count
+            return StatusMessage(text: "re-verified \(reports.count) receipts: \(verified) verified, \(failed) failed",
+                                 kind: failed > 0 ? .error : .success)
+        }
+        switch only.outcome {
+        case .failed:
+            return StatusMessage(text: "receipt #\(only.receiptId): \(only.summary); nothing changed", kind: .error)
+        case .rejected:
+            return StatusMessage(text: "receipt #\(only.receiptId): Apple rejected it: \(only.summary)", kind: .error)
+        case .skipped: return StatusMessage(text: "receipt #\(only.receiptId): \(only.summary)", kind: .info)
+        case .verified:
+            let changes = only.changes.isEmpty ? "no changes" : "\(only.changes.count) change\(only.changes.count == 1 ? "" : "s") applied"
+            return StatusMessage(text: "receipt #\(only.receiptId): \(only.summary); \(changes)", kind: .success)
+        }
+    }
+}

@@ -1,0 +1,110 @@
+import Foundation
+import PurchaseStore
+import ReceiptCore
+
+/// What the header says about where the console runs.
+public struct ConsoleHeader: Sendable, Equatable {
+    /// The database, as shown (a file name or host).
+    public var database: String
+    public var operatorName: String
+    public var readOnly: Bool
+    /// Who "Apple" is ("DEMO: Apple is the built-in simulator", "Apple").
+    public var appleLabel: String
+
+    public init(database: String, operatorName: String, readOnly: Bool, appleLabel: String) {
+        self.database = database
+        self.operatorName = operatorName
+        self.readOnly = readOnly
+        self.appleLabel = appleLabel
+    }
+}
+
+/// A line for the operator at the bottom of the screen.
+struct StatusMessage: Equatable, Sendable {
+    enum Kind: Sendable { case info, success, error }
+    let text: String
+    let kind: Kind
+}
+
+/// The modal part of the screen.
+enum Mode {
+    case browse
+    case filter(TextField)
+    case command(TextField)
+    /// The help overlay, scrolled by this many rows.
+    case help(Int)
+    case form(FormState)
+    case confirm(Confirmation)
+    case quitConfirm
+}
+
+/// A re-verification running in the background.
+struct JobState: Equatable, Sendable {
+    let receiptIds: [Int64]
+    /// What it is about ("receipt #812", "customer alice (3 receipts)").
+    let label: String
+    /// The tick it started at (the spinner turns with ticks).
+    let startedTick: Int
+}
+
+/// The whole state of the console; views draw it, the reducer changes it.
+struct ConsoleState {
+    var header: ConsoleHeader
+    var size: ScreenSize
+    var tab: BrowseTable = .customers
+    var lists: [BrowseTable: ListState] = Dictionary(uniqueKeysWithValues: BrowseTable.allCases.map { ($0, ListState()) })
+    var focus: Focus = .list
+    var detail = DetailState()
+    var filter = BrowseFilter()
+    var counts = BrowseCounts()
+    var mode: Mode = .browse
+    var message: StatusMessage?
+    var job: JobState?
+    /// The newest re-verification reports of this session, by receipt (at most 64 kept).
+    var reports: [Int64: ReverifyReport] = [:]
+    /// Ticks of the clock that drives the spinner (10 a second in the terminal).
+    var tick = 0
+    var finished = false
+    /// The catalogue's entitlements, for the grant form.
+    var catalogueEntitlements: [String] = []
+    /// The time the controller's clock gave for this action (expiry marks, the timeline's "now").
+    var now = Date(timeIntervalSince1970: 0)
+
+    enum Focus: Equatable { case list, detail }
+
+    init(header: ConsoleHeader, size: ScreenSize) {
+        self.header = header
+        self.size = size
+    }
+
+    var layout: Layout { Layout(size: size) }
+
+    var list: ListState {
+        get { lists[tab] ?? ListState() }
+        set { lists[tab] = newValue }
+    }
+
+    /// The binding scopes in force, most specific first.
+    var scopes: [BindingScope] {
+        var scopes: [BindingScope] = focus == .detail ? [.detail] : [.list]
+        if tab == .conflicts { scopes.append(.conflicts) }
+        scopes.append(.global)
+        return scopes
+    }
+
+    /// The customer the changing actions apply to: the open detail's, else the selected row's.
+    var selectedCustomer: String? {
+        switch detail.target {
+        case .customer(let id)?: return id
+        case .receipt?, .transaction?, .order?:
+            switch detail.model {
+            case .receipt(let r): if let c = r.stored.record.customerId { return c }
+            case .transaction(let t): return t.record.customerId
+            case .order(let o): return o.order.customerId
+            default: break
+            }
+        default: break
+        }
+        return list.selectedRow?.customerId
+    }
+}

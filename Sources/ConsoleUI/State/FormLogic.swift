@@ -1,0 +1,179 @@
+import Foundation
+import PurchaseStore
+import ReceiptCore
+
+/// The forms of the changing actions: what each asks, how keys edit it, and the checks before a
+/// change is previewed (the ledger checks again when it applies it).
+enum FormLogic {
+    static let untilHint = "empty: forever · a date 2026-12-31 · a duration P30D, P1M, P1Y"
+    static let reasonHint = "required: why (it goes in the audit log)"
+
+    /// Opens the form of `command` for the selected customer or conflict.
+    static func open(_ state: inout ConsoleState, _ command: Command) -> [ConsoleEffect] {
+        let customer = state.selectedCustomer
+        func needCustomer() -> Bool {
+            guard customer == nil else { return true }
+            state.message = StatusMessage(text: "\(command.rawValue): select a customer (or something of theirs) first", kind: .error)
+            return false
+        }
+        switch command {
+        case .grant:
+            guard needCustomer(), let customer else { return [] }
+            let entitlement: FormField.Kind = state.catalogueEntitlements.isEmpty
+                ? .text(TextField()) : .choice(state.catalogueEntitlements, 0)
+            state.mode = .form(FormState(kind: .grant(customer: customer), fields: [
+                FormField(label: "Entitlement", kind: entitlement,
+                          hint: state.catalogueEntitlements.isEmpty ? "the catalogue is empty: type a name" : "← → choose from the catalogue"),
+                FormField(label: "Until", kind: .text(TextField()), hint: untilHint),
+                FormField(label: "Reason", kind: .text(TextField()), hint: reasonHint),
+            ]))
+        case .revoke:
+            guard needCustomer() else { return [] }
+            return [.prepareForm(.revoke, customer: customer)]
+        case .restore:
+            guard needCustomer(), let customer else { return [] }
+            state.mode = .form(FormState(kind: .restore(customer: customer), fields: [
+                FormField(label: "From customer", kind: .text(TextField()), hint: "the old account whose purchases move here"),
+                FormField(label: "Transactions", kind: .text(TextField()), hint: "optional: only these ids (space separated)"),
+                FormField(label: "Or receipt", kind: .text(TextField()), hint: "instead: paste a receipt, or a file path"),
+                FormField(label: "Reason", kind: .text(TextField()), hint: reasonHint),
+            ]))
+        case .resolve:
+            guard case .conflict(let detail) = state.detail.model, state.detail.target == .conflict(detail.conflict.conflictId) else {
+                state.message = StatusMessage(text: "resolve: select a conflict on the Conflicts tab first", kind: .error)
+                return []
+            }
+            let c = detail.conflict
+            guard c.status == "open" else {
+                state.message = StatusMessage(text: "conflict #\(c.conflictId) is already resolved (owner \(c.resolvedOwner ?? "?"))", kind: .error)
+                return []
+            }
+            state.mode = .form(FormState(kind: .resolve(conflictId: c.conflictId, owner: c.ownerCustomerId, claimant: c.claimantCustomerId), fields: [
+                FormField(label: "Owner", kind: .choice(["\(c.ownerCustomerId) (keeps it)", "\(c.claimantCustomerId) (claimant)"], 0),
+                          hint: "← → choose who owns transaction \(c.transactionId)"),
+                FormField(label: "Reason", kind: .text(TextField()), hint: reasonHint),
+            ]))
+        case .importArtefact:
+            state.mode = .form(FormState(kind: .importArtefact, fields: [
+                FormField(label: "Customer", kind: .text(TextField(customer ?? "")), hint: "who presented it"),
+                FormField(label: "Artefact", kind: .text(TextField()), hint: "paste base64 / JWS / JSON, or a file path"),
+                FormField(label: "Order", kind: .text(TextField()), hint: "optional: the merchant order id"),
+            ]))
+        default: break
+        }
+        return []
+    }
+
+    /// The revoke form, once the customer's entitlements and grants are known.
+    static func revokeForm(customer: String, entitlements: [EntitlementState], grants: [GrantRecord]) -> FormState? {
+        var options: [RevokeOption] = []
+        var labels: [String] = []
+        for grant in grants where grant.revokedAt == nil {
+            options.append(.grant(grant.grantId))
+            labels.append("grant #\(grant.grantId): \(grant.entitlement) \(grant.endsAt.map { "until " + ConsoleFormat.date($0) } ?? "forever")")
+        }
+        for state in entitlements where state.isActive {
+            options.append(.entitlement(state.name))
+            labels.append("\(state.name): however it is held (\(state.sources.filter(\.isActive).count) source(s))")
+        }
+        guard !options.isEmpty else { return nil }
+        return FormState(kind: .revoke(customer: customer, options: options), fields: [
+            FormField(label: "Revoke", kind: .choice(labels, 0), hint: "← → choose a grant or an entitlement"),
+            FormField(label: "Reason", kind: .text(TextField()), hint: reasonHint),
+        ])
+    }
+
+    /// Keys in a form: Tab / ↓ / ↑ move between fields, ← → choose, Enter goes on (submits on
+    /// the last field), Esc closes it with nothing changed.
+    static func handleKey(_ state: inout ConsoleState, _ form: FormState, _ key: KeyEvent) -> [ConsoleEffect] {
+        var form = form
+        form.error = nil
+        let last = form.fields.count - 1
+        switch key {
+        case .escape:
+            state.mode = .browse
+            state.message = StatusMessage(text: "\(form.kind.title): cancelled, nothing changed", kind: .info)
+            return []
+        case .tab, .down: form.focus = min(last, form.focus + 1)
+        case .backTab, .up: form.focus = max(0, form.focus - 1)
+        case .enter:
+            if form.focus < last {
+                form.focus += 1
+            } else {
+                switch submit(form, now: state.now) {
+                case .success(let change):
+                    state.mode = .form(form)
+                    return [.preview(change)]
+                case .failure(let failure):
+                    form.error = failure.message
+                }
+            }
+        default:
+            guard form.fields.indices.contains(form.focus) else { break }
+            switch form.fields[form.focus].kind {
+            case .choice(let options, let index):
+                if key == .left || key == .character("h") {
+                    form.fields[form.focus].kind = .choice(options, (index + options.count - 1) % max(1, options.count))
+                } else if key == .right || key == .character("l") || key == .character(" ") {
+                    form.fields[form.focus].kind = .choice(options, (index + 1) % max(1, options.count))
+                }
+            case .text(var field):
+                if field.edit(key) { form.fields[form.focus].kind = .text(field) }
+            }
+        }
+        state.mode = .form(form)
+        return []
+    }
+
+    /// The change a filled-in form asks for, or why it cannot be asked.
+    static func submit(_ form: FormState, now: Date) -> Result<PendingChange, ConsoleFailure> {
+        let reason = form.value("Reason")
+        let needsReason: Bool
+        if case .importArtefact = form.kind { needsReason = false } else { needsReason = true }
+        if needsReason && reason.isEmpty {
+            return .failure(ConsoleFailure("a reason is required: say why (it goes in the audit log); nothing changed"))
+        }
+        switch form.kind {
+        case .grant(let customer):
+            let entitlement = form.value("Entitlement")
+            guard !entitlement.isEmpty else { return .failure(ConsoleFailure("choose an entitlement")) }
+            switch parseEnd(form.value("Until"), now: now) {
+            case .success(let end): return .success(.grant(customer: customer, entitlement: entitlement, end: end, reason: reason))
+            case .failure(let failure): return .failure(failure)
+            }
+        case .revoke(let customer, let options):
+            let index = form.choiceIndex("Revoke")
+            guard options.indices.contains(index) else { return .failure(ConsoleFailure("nothing to revoke")) }
+            return .success(.revoke(customer: customer, target: options[index], reason: reason))
+        case .restore(let customer):
+            let from = form.value("From customer")
+            let receipt = form.value("Or receipt")
+            guard from.isEmpty != receipt.isEmpty else {
+                return .failure(ConsoleFailure("give either the customer to restore from or a receipt, not both"))
+            }
+            let ids = form.value("Transactions").split(whereSeparator: { $0 == " " || $0 == "," }).map(String.init)
+            return .success(.restore(customer: customer, fromCustomer: from.isEmpty ? nil : from, transactionIds: ids,
+                                     receipt: receipt.isEmpty ? nil : .text(receipt), reason: reason))
+        case .resolve(let conflictId, let owner, let claimant):
+            return .success(.resolve(conflictId: conflictId, owner: form.choiceIndex("Owner") == 0 ? owner : claimant, reason: reason))
+        case .importArtefact:
+            let customer = form.value("Customer")
+            let artefact = form.value("Artefact")
+            guard !customer.isEmpty else { return .failure(ConsoleFailure("say which customer presented it")) }
+            guard !artefact.isEmpty else { return .failure(ConsoleFailure("paste the artefact or give a file path")) }
+            let order = form.value("Order")
+            return .success(.importArtefact(customer: customer, input: .text(artefact), orderId: order.isEmpty ? nil : order))
+        }
+    }
+
+    /// "" (forever), a date (2026-12-31 or RFC 3339, in the future) or an ISO 8601 duration.
+    static func parseEnd(_ text: String, now: Date) -> Result<GrantEnd, ConsoleFailure> {
+        if text.isEmpty || text.lowercased() == "forever" { return .success(.forever) }
+        if let duration = ISODuration(text.uppercased()), !duration.isZero { return .success(.duration(duration)) }
+        if let date = RFC3339.parse(text) ?? RFC3339.parse(text + "T00:00:00Z") {
+            guard date > now else { return .failure(ConsoleFailure("until \(text) is not in the future")) }
+            return .success(.date(date))
+        }
+        return .failure(ConsoleFailure("until '\(text)' is neither a date (2026-12-31) nor a duration (P30D)"))
+    }
+}

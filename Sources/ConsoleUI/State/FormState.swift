@@ -1,0 +1,145 @@
+import Foundation
+import ReceiptCore
+
+/// A one-line text input with a cursor.
+struct TextField: Equatable, Sendable {
+    var text = ""
+    /// Cursor position, in characters.
+    var cursor = 0
+
+    init(_ text: String = "") {
+        self.text = text
+        cursor = text.count
+    }
+
+    /// Applies an editing key; returns false when the key is not an edit.
+    mutating func edit(_ key: KeyEvent) -> Bool {
+        switch key {
+        case .character(let c):
+            let index = text.index(text.startIndex, offsetBy: min(cursor, text.count))
+            text.insert(c, at: index)
+            cursor += 1
+        case .backspace:
+            guard cursor > 0 else { return true }
+            let index = text.index(text.startIndex, offsetBy: cursor - 1)
+            text.remove(at: index)
+            cursor -= 1
+        case .delete:
+            guard cursor < text.count else { return true }
+            text.remove(at: text.index(text.startIndex, offsetBy: cursor))
+        case .left: cursor = max(0, cursor - 1)
+        case .right: cursor = min(text.count, cursor + 1)
+        case .home, .control("a"): cursor = 0
+        case .end, .control("e"): cursor = text.count
+        case .control("u"):
+            text = ""
+            cursor = 0
+        default: return false
+        }
+        return true
+    }
+}
+
+/// One field of a form.
+struct FormField: Equatable, Sendable {
+    enum Kind: Equatable, Sendable {
+        case text(TextField)
+        /// Options cycled with ← / →.
+        case choice([String], Int)
+    }
+
+    let label: String
+    var kind: Kind
+    /// A hint under the field ("2026-12-31, P30D or empty for forever").
+    let hint: String
+
+    var text: String {
+        switch kind {
+        case .text(let field): return field.text
+        case .choice(let options, let index): return options.indices.contains(index) ? options[index] : ""
+        }
+    }
+}
+
+/// Which form is open and what it acts on.
+enum FormKind: Equatable, Sendable {
+    case grant(customer: String)
+    /// `options` pairs each choice with an entitlement name or a grant number.
+    case revoke(customer: String, options: [RevokeOption])
+    case restore(customer: String)
+    case resolve(conflictId: Int64, owner: String, claimant: String)
+    case importArtefact
+
+    var title: String {
+        switch self {
+        case .grant(let c): return "Grant an entitlement to \(c)"
+        case .revoke(let c, _): return "Revoke for \(c)"
+        case .restore(let c): return "Restore purchases to \(c)"
+        case .resolve(let id, _, _): return "Resolve conflict #\(id)"
+        case .importArtefact: return "Import a receipt, JWS or notification"
+        }
+    }
+}
+
+/// What a revoke can target.
+enum RevokeOption: Equatable, Sendable {
+    case entitlement(String)
+    case grant(Int64)
+}
+
+/// An open form: its fields, which has the focus, and the last refusal.
+struct FormState: Equatable, Sendable {
+    let kind: FormKind
+    var fields: [FormField]
+    var focus = 0
+    var error: String?
+
+    func value(_ label: String) -> String {
+        fields.first { $0.label == label }?.text.trimmingCharacters(in: .whitespaces) ?? ""
+    }
+
+    func choiceIndex(_ label: String) -> Int {
+        guard let field = fields.first(where: { $0.label == label }), case .choice(_, let index) = field.kind else { return 0 }
+        return index
+    }
+}
+
+/// When a grant ends.
+enum GrantEnd: Equatable, Sendable {
+    case forever
+    case date(Date)
+    case duration(ISODuration)
+}
+
+/// Artefact input from a form: text to read (a file path, or the pasted artefact itself), or the bytes once read.
+enum ArtefactInput: Equatable, Sendable {
+    case text(String)
+    case bytes([UInt8])
+}
+
+/// A change the operator asked for, ready to preview and then apply through the ledger.
+enum PendingChange: Equatable, Sendable {
+    case grant(customer: String, entitlement: String, end: GrantEnd, reason: String)
+    case revoke(customer: String, target: RevokeOption, reason: String)
+    case restore(customer: String, fromCustomer: String?, transactionIds: [String], receipt: ArtefactInput?, reason: String)
+    case resolve(conflictId: Int64, owner: String, reason: String)
+    case importArtefact(customer: String, input: ArtefactInput, orderId: String?)
+
+    /// The ledger action's name, for messages.
+    var name: String {
+        switch self {
+        case .grant: return "grant"
+        case .revoke: return "revoke"
+        case .restore: return "restore"
+        case .resolve: return "resolve"
+        case .importArtefact: return "import"
+        }
+    }
+}
+
+/// A change shown before it happens: exactly what will change, then y / n.
+struct Confirmation: Sendable {
+    let change: PendingChange
+    let title: String
+    let lines: [StyledLine]
+}

@@ -1,0 +1,107 @@
+import Foundation
+import PurchaseStore
+import ReceiptCore
+
+/// The customer view: entitlements each with the reason it holds (or not), orders with the
+/// transactions bound to them, transactions bound to no order, receipts, conflicts, and the
+/// timeline. Orders, transactions, receipts and conflicts open with Enter.
+enum CustomerDetailView {
+    static func lines(_ detail: CustomerDetail, reports: [ReverifyReport], width: Int, now: Date, highlight: [String]) -> [DetailLine] {
+        let s = detail.summary
+        var lines: [DetailLine] = []
+        let open = s.conflicts.filter { $0.status == "open" }.count
+        var title: StyledLine = [Span("customer ", .heading)] + ConsoleFormat.highlighted(s.customerId, .heading, highlight)
+        if s.isTester { title.append(Span("  TESTER", CellStyle(.sandbox, bold: true))) }
+        lines.append(DetailLine(title))
+        var facts = "\(s.orders.count) order\(s.orders.count == 1 ? "" : "s") · \(s.transactions.count) transaction\(s.transactions.count == 1 ? "" : "s") · \(s.receipts.count) receipt\(s.receipts.count == 1 ? "" : "s")"
+        if open > 0 { facts += " · \(open) open conflict\(open == 1 ? "" : "s")" }
+        lines.append(DetailLine([Span(" " + facts, .muted)]))
+
+        if !reports.isEmpty {
+            lines.append(DetailLine([Span("Apple's answers", .heading)]))
+            for report in reports.sorted(by: { $0.receiptId < $1.receiptId }) {
+                let good = report.outcome == .verified
+                lines.append(DetailLine([Span(" #\(report.receiptId) ", .bold),
+                                         Span(good ? "✓ " : "✗ ", CellStyle(good ? .ok : .danger)),
+                                         Span(DisplayWidth.truncate(report.summary, to: max(10, width - 12)), good ? .plain : CellStyle(.danger))],
+                                        action: .open(.receipt(report.receiptId))))
+            }
+        }
+
+        lines.append(DetailLines.heading("Entitlements"))
+        if s.entitlements.isEmpty { lines.append(DetailLine([Span("  none", .muted)])) }
+        let nameWidth = min(14, max(6, s.entitlements.map { DisplayWidth.of($0.name) }.max() ?? 6))
+        for state in s.entitlements {
+            let mark = state.isActive ? Span(" ● ", CellStyle(.ok)) : Span(" ○ ", .muted)
+            var status = state.isActive ? (state.ends.map { "until " + ConsoleFormat.date($0) } ?? "no end") : "not held"
+            if let balance = state.balance { status += " · balance \(balance)" }
+            lines.append(DetailLine([mark, Span(DisplayWidth.fit(state.name, to: nameWidth), .bold),
+                                     Span(" " + status, state.isActive ? CellStyle(.ok) : .muted)]))
+            lines += DetailLines.paragraph(state.reason, width: width, indent: 4 + nameWidth, style: .muted)
+        }
+
+        lines.append(DetailLines.heading("Orders"))
+        if s.orders.isEmpty { lines.append(DetailLine([Span("  none", .muted)])) }
+        let byOrder = Dictionary(grouping: s.transactions.filter { $0.orderId != nil }, by: { $0.orderId ?? "" })
+        for order in s.orders {
+            let statusRole: ColorRole = order.status == "paid" ? .ok : order.status == "failed" || order.status == "refunded" ? .danger : .warning
+            lines.append(DetailLine([Span(" ")] + ConsoleFormat.highlighted(order.orderId, .bold, highlight)
+                                    + [Span("  "), Span(order.productId), Span("  " + order.status, CellStyle(statusRole)),
+                                       Span("  " + ConsoleFormat.date(order.createdAt), .muted)],
+                                    action: .open(.order(order.orderId))))
+            for transaction in byOrder[order.orderId] ?? [] {
+                lines.append(transactionLine(transaction, prefix: "   └ ", width: width, highlight: highlight))
+            }
+            if let reason = order.failureReason { lines.append(DetailLine([Span("   ✗ " + reason, CellStyle(.danger))])) }
+        }
+        let unbound = s.transactions.filter { $0.orderId == nil }
+        if !unbound.isEmpty {
+            lines.append(DetailLines.heading("Transactions bound to no order", "\(unbound.count)"))
+            for transaction in unbound.prefix(200) { lines.append(transactionLine(transaction, prefix: " ", width: width, highlight: highlight)) }
+            if unbound.count > 200 { lines.append(DetailLine([Span("  … \(unbound.count - 200) more: see the Transactions tab", .muted)])) }
+        }
+
+        lines.append(DetailLines.heading("Receipts"))
+        if s.receipts.isEmpty {
+            lines += DetailLines.paragraph("no receipt on file: ask the customer to restore purchases so the app refreshes its receipt, then import it",
+                                           width: width, indent: 1, style: CellStyle(.warning), first: "⚠ ")
+        }
+        for receipt in s.receipts.suffix(50) {
+            let format = ArtefactFormat(rawValue: receipt.format)?.displayName ?? receipt.format
+            lines.append(DetailLine([Span(" ▸ ", CellStyle(.accent)), Span("#\(receipt.receiptId) ", .bold),
+                                     ConsoleFormat.badge(ConsoleFormat.environment(receipt.environment)), Span(" "),
+                                     ConsoleFormat.verdict(receipt.verdict),
+                                     Span("  " + DisplayWidth.truncate(format, to: 24) + "  " + ConsoleFormat.date(receipt.importedAt), .muted)],
+                                    action: .open(.receipt(receipt.receiptId))))
+        }
+
+        if !s.conflicts.isEmpty {
+            lines.append(DetailLines.heading("Conflicts"))
+            for conflict in s.conflicts {
+                let isOpen = conflict.status == "open"
+                let text = "#\(conflict.conflictId) transaction \(conflict.transactionId): owner \(conflict.ownerCustomerId), claimed by \(conflict.claimantCustomerId)"
+                lines.append(DetailLine([Span(isOpen ? " ⚠ " : " ✓ ", CellStyle(isOpen ? .warning : .ok)),
+                                         Span(DisplayWidth.truncate(text, to: max(10, width - 14))),
+                                         Span(isOpen ? "  open" : "  resolved", CellStyle(isOpen ? .warning : .muted))],
+                                        action: .open(.conflict(conflict.conflictId))))
+            }
+        }
+
+        lines.append(DetailLines.heading("Timeline"))
+        lines += TimelineView.lines(TimelineModel(detail, now: now), width: width).map { DetailLine($0) }
+        return lines
+    }
+
+    static func transactionLine(_ t: TransactionRecord, prefix: String, width: Int, highlight: [String]) -> DetailLine {
+        var spans: StyledLine = [Span(prefix, .muted)] + ConsoleFormat.highlighted(t.transactionId, .plain, highlight)
+        spans += [Span("  ")] + ConsoleFormat.highlighted(t.productId, .plain, highlight)
+        if t.quantity > 1 { spans.append(Span(" ×\(t.quantity)")) }
+        if let date = t.purchaseDate { spans.append(Span("  " + ConsoleFormat.date(date), .muted)) }
+        if let expires = t.expiresDate { spans.append(Span("  expires " + ConsoleFormat.date(expires), .muted)) }
+        let environment = ConsoleFormat.environment(t.environment)
+        if environment != .production { spans += [Span("  "), ConsoleFormat.badge(environment)] }
+        if t.revocationDate != nil || t.cancellationDate != nil { spans.append(Span("  ✗ refunded", CellStyle(.danger))) }
+        if t.binding == "ambiguous" { spans.append(Span("  ⚠ ambiguous order", CellStyle(.warning))) }
+        return DetailLine(spans, action: .open(.transaction(t.transactionId)))
+    }
+}

@@ -1,0 +1,122 @@
+/// Boxes drawn over the panes: the help screen (from the binding table), forms, confirmations
+/// that say exactly what will change, and the question before quitting during an action.
+enum OverlayViews {
+    static func drawHelp(_ state: ConsoleState, scroll: Int, on screen: Screen) {
+        let rows = KeyBindings.helpRows(readOnly: state.header.readOnly)
+        let rect = state.layout.overlay(maxColumns: 96, maxRows: rows.count + 4)
+        Frame.clear(screen, rect)
+        var title: StyledLine = [Span("Help", CellStyle(.accent, bold: true))]
+        if state.header.readOnly { title.append(Span("  read-only: changing actions are not available", CellStyle(.warning))) }
+        Frame.box(screen, rect, title: title, focused: true)
+        let inner = rect.inside
+        let visible = max(1, inner.rows - 1)
+        let first = min(scroll, max(0, rows.count - visible))
+        let keyWidth = min(22, inner.columns / 4)
+        let nameWidth = min(14, inner.columns / 6)
+        for (offset, row) in rows.dropFirst(first).prefix(visible).enumerated() {
+            let line: StyledLine = row.heading
+                ? [Span(" " + row.name, .heading)]
+                : [Span(" " + DisplayWidth.fit(row.keys, to: keyWidth), CellStyle(.accent, bold: true)),
+                   Span(DisplayWidth.fit(row.name, to: nameWidth), .bold), Span(" " + row.summary)]
+            screen.put(line, row: inner.row + offset, column: inner.column, width: inner.columns)
+        }
+        screen.put(" :name runs any of these by name · Esc closes", row: inner.row + inner.rows - 1, column: inner.column,
+                   style: .muted, maxWidth: inner.columns)
+    }
+
+    static func drawForm(_ state: ConsoleState, _ form: FormState, on screen: Screen) {
+        let rect = state.layout.overlay(maxColumns: 78, maxRows: form.fields.count * 3 + 6)
+        Frame.clear(screen, rect)
+        Frame.box(screen, rect, title: [Span(form.kind.title, CellStyle(.accent, bold: true))], focused: true)
+        let inner = rect.inside
+        let labelWidth = min(16, inner.columns / 4)
+        var row = inner.row + 1
+        for (index, field) in form.fields.enumerated() {
+            let focused = index == form.focus
+            screen.put(" " + DisplayWidth.fit(field.label, to: labelWidth), row: row, column: inner.column,
+                       style: focused ? CellStyle(.accent, bold: true) : .bold)
+            let column = inner.column + labelWidth + 2
+            let room = inner.columns - labelWidth - 3
+            switch field.kind {
+            case .text(let text):
+                if focused {
+                    StatusBarView.drawPrompt("", visibleTail(text, room: room), hint: "", row: row, width: room, on: OffsetScreen(screen, column))
+                } else {
+                    screen.put(text.text.isEmpty ? "–" : text.text, row: row, column: column, style: text.text.isEmpty ? .muted : .plain, maxWidth: room)
+                }
+            case .choice(let options, let choice):
+                let label = options.indices.contains(choice) ? options[choice] : ""
+                let line: StyledLine = [Span("◀ ", CellStyle(.accent)), Span(label, focused ? CellStyle(bold: true, reverse: true) : .bold),
+                                        Span(" ▶", CellStyle(.accent)), Span("  \(choice + 1)/\(options.count)", .muted)]
+                screen.put(line, row: row, column: column, width: room)
+            }
+            if focused { screen.put(field.hint, row: row + 1, column: column, style: .muted, maxWidth: room) }
+            row += 2
+        }
+        if let error = form.error {
+            for (offset, line) in ConsoleFormat.wrap(error, width: inner.columns - 4).enumerated() where row + offset < inner.row + inner.rows - 1 {
+                screen.put((offset == 0 ? " ✗ " : "   ") + line, row: row + offset, column: inner.column, style: CellStyle(.danger, bold: true),
+                           maxWidth: inner.columns)
+            }
+        }
+        screen.put(" Tab next field · Enter on the last field shows what will change · Esc cancels", row: inner.row + inner.rows - 1,
+                   column: inner.column, style: .muted, maxWidth: inner.columns)
+    }
+
+    /// The end of a long text field, so the cursor stays in view.
+    static func visibleTail(_ field: TextField, room: Int) -> TextField {
+        let characters = Array(field.text)
+        guard DisplayWidth.of(field.text) >= room - 1, room > 4 else { return field }
+        var start = 0
+        while start < field.cursor && DisplayWidth.of(String(characters[start..<field.cursor])) > room - 3 { start += 1 }
+        var shown = TextField(String(characters[start...]))
+        shown.cursor = field.cursor - start
+        return shown
+    }
+
+    static func drawConfirm(_ state: ConsoleState, _ confirmation: Confirmation, on screen: Screen) {
+        let columns = min(state.size.columns - 4, 90)
+        let lines = confirmation.lines.flatMap { Columns.wrap($0, width: columns - 4, indent: 4) }
+        let rect = state.layout.overlay(maxColumns: 90, maxRows: lines.count + 5)
+        Frame.clear(screen, rect)
+        Frame.box(screen, rect, title: [Span(confirmation.title, CellStyle(.warning, bold: true))], focused: true)
+        let inner = rect.inside
+        for (offset, line) in lines.prefix(max(0, inner.rows - 2)).enumerated() {
+            screen.put([Span(" ")] + line, row: inner.row + offset, column: inner.column, width: inner.columns)
+        }
+        screen.put([Span(" y", CellStyle(.accent, bold: true)), Span(" apply   "), Span("n", CellStyle(.accent, bold: true)),
+                    Span(" cancel (nothing changes until y)", .muted)],
+                   row: inner.row + inner.rows - 1, column: inner.column, width: inner.columns)
+    }
+
+    static func drawQuitConfirm(_ state: ConsoleState, on screen: Screen) {
+        let rect = state.layout.overlay(maxColumns: 60, maxRows: 5)
+        Frame.clear(screen, rect)
+        Frame.box(screen, rect, title: [Span("Quit?", CellStyle(.warning, bold: true))], focused: true)
+        let label = state.job?.label ?? "an action"
+        screen.put(" \(label) is being re-verified.", row: rect.row + 1, column: rect.column + 1, style: .plain, maxWidth: rect.columns - 2)
+        screen.put([Span(" y", CellStyle(.accent, bold: true)), Span(" quit (cancels it)   "), Span("n", CellStyle(.accent, bold: true)), Span(" stay")],
+                   row: rect.row + 3, column: rect.column + 1, width: rect.columns - 2)
+    }
+}
+
+/// A screen seen from a column offset (to reuse the prompt drawing inside forms).
+final class OffsetScreen: Screen {
+    let base: Screen
+    let offset: Int
+
+    init(_ base: Screen, _ offset: Int) {
+        self.base = base
+        self.offset = offset
+    }
+
+    var size: ScreenSize { base.size }
+    var theme: Theme { base.theme }
+    func clear() {}
+    func present() {}
+
+    @discardableResult
+    func put(_ text: String, row: Int, column: Int, style: CellStyle, maxWidth: Int?) -> Int {
+        base.put(text, row: row, column: column + offset, style: style, maxWidth: maxWidth)
+    }
+}

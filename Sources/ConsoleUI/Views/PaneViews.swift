@@ -1,0 +1,79 @@
+import PurchaseStore
+
+/// The list pane (the window of rows, the selection, more-above / more-below marks, scan notes)
+/// and the detail pane (the lines of `DetailLines`, the cursor line, a scroll mark).
+enum PaneViews {
+    static func drawList(_ state: ConsoleState, on screen: Screen) {
+        let layout = state.layout
+        let rect = layout.listRect
+        let list = state.list
+        let focused = state.focus == .list && isBrowsing(state)
+        let count = state.counts.rows[state.tab] ?? 0
+        var title: StyledLine = [Span(state.tab.title, CellStyle(.accent, bold: true))]
+        if state.filter.isEmpty {
+            title.append(Span(" (\(ConsoleFormat.count(count)))", .muted))
+        } else {
+            title.append(Span(" filtered: \(list.rows.count)\(list.moreAfter || list.moreBefore ? "+" : "") shown", CellStyle(.match)))
+        }
+        Frame.box(screen, rect, title: title, focused: focused)
+        let inner = rect.inside
+        screen.put(ListRowFormatter.heading(state.tab, width: inner.columns - 1), row: inner.row, column: inner.column + 1, width: inner.columns - 1)
+        if !list.loaded {
+            screen.put("loading…", row: layout.firstListRow, column: inner.column + 1, style: .muted)
+            return
+        }
+        if list.rows.isEmpty {
+            let text = state.filter.isEmpty ? "nothing here yet" : "no matches for / \(state.filter.text)"
+            screen.put(text, row: layout.firstListRow, column: inner.column + 1, style: .muted, maxWidth: inner.columns - 1)
+        }
+        let highlight = state.filter.highlightTexts
+        for (index, row) in list.rows.prefix(layout.listRows).enumerated() {
+            let screenRow = layout.firstListRow + index
+            var line = ListRowFormatter.row(row, width: inner.columns - 1, highlight: highlight)
+            let selected = index == list.selected
+            if selected && focused { line = Columns.restyle(line) { $0.reversed } }
+            screen.put(selected ? "▸" : " ", row: screenRow, column: inner.column, style: CellStyle(.accent, bold: true))
+            screen.put(line, row: screenRow, column: inner.column + 1, width: inner.columns - 1)
+        }
+        // Notes in the bottom border: more rows, a scan that stopped, filter words ignored here.
+        var notes: [String] = []
+        if list.moreBefore { notes.append("▲ more") }
+        if list.moreAfter { notes.append("▼ more") }
+        if let scanned = list.scannedThrough { notes.append("searched to #\(scanned): ↓ / PgDn searches on") }
+        if !list.ignored.isEmpty { notes.append("ignored here: \(list.ignored.joined(separator: " "))") }
+        if !notes.isEmpty {
+            let text = " " + notes.joined(separator: " · ") + " "
+            screen.put(text, row: rect.row + rect.rows - 1, column: rect.column + 2,
+                       style: CellStyle(list.scannedThrough != nil || !list.ignored.isEmpty ? .warning : .muted), maxWidth: rect.columns - 4)
+        }
+    }
+
+    static func drawDetail(_ state: ConsoleState, on screen: Screen) {
+        let layout = state.layout
+        let rect = layout.detailRect
+        let focused = state.focus == .detail && isBrowsing(state)
+        var title: StyledLine = [Span(state.detail.target?.title ?? "detail", CellStyle(.accent, bold: true))]
+        if state.detail.stack.count > 0 { title.append(Span("  Esc back", .muted)) }
+        Frame.box(screen, rect, title: title, focused: focused)
+        let lines = DetailLines.build(state)
+        let inner = rect.inside
+        let first = state.detail.scroll
+        for index in first..<min(lines.count, first + layout.detailRows) {
+            let row = layout.firstDetailRow + index - first
+            var spans = lines[index].spans
+            if focused && index == state.detail.cursor {
+                spans = Columns.restyle(Columns.fit(spans, to: inner.columns - 1)) { $0.reversed }
+            }
+            screen.put(spans, row: row, column: inner.column + 1, width: inner.columns - 1)
+        }
+        Frame.scrollbar(screen, rect, offset: first, visible: layout.detailRows, total: lines.count)
+    }
+
+    /// Whether no overlay covers the panes (the focused pane's border is highlighted only then).
+    static func isBrowsing(_ state: ConsoleState) -> Bool {
+        switch state.mode {
+        case .browse, .filter, .command: return true
+        default: return false
+        }
+    }
+}

@@ -1,0 +1,145 @@
+import Foundation
+import PurchaseStore
+import ReceiptCore
+
+/// The receipt view: environment badges (MISMATCH when Apple reported another environment), the
+/// verdict with the chain it saw, warnings with advice, Apple's answer after a re-verification,
+/// and the receipt tree with Apple's field names and attribute numbers, foldable.
+enum ReceiptDetailView {
+    static func lines(_ r: ReceiptDetail, report: ReverifyReport?, expanded: Set<String>, width: Int, now: Date,
+                      highlight: [String]) -> [DetailLine] {
+        let record = r.stored.record
+        var lines: [DetailLine] = []
+        let format = ArtefactFormat(rawValue: record.format)?.displayName ?? record.format
+        var title: StyledLine = [Span("receipt #\(record.receiptId)", .heading), Span(" · \(format)", .bold)]
+        if let customer = record.customerId {
+            title += [Span(" · customer ", .muted)] + ConsoleFormat.highlighted(customer, .plain, highlight)
+        }
+        lines.append(DetailLine(title, action: record.customerId.map { .open(.customer($0)) }))
+        lines.append(DetailLine([Span(" imported \(ConsoleFormat.dateTime(record.importedAt)) by \(record.importedBy) from \(record.source)", .muted)]))
+
+        // Environment: the receipt's own word, and Apple's when it differs.
+        let local = r.environment?.environment ?? ConsoleFormat.environment(record.environment)
+        var environmentLine: StyledLine = [Span(" "), ConsoleFormat.badge(local)]
+        let apple = ConsoleFormat.environment(r.stored.appleEnvironment)
+        if r.stored.appleEnvironment != nil, apple != .unknown {
+            if apple != local && local != .unknown {
+                environmentLine += [Span("  "), ConsoleFormat.mismatch, Span(" Apple says ", CellStyle(.danger)), ConsoleFormat.badge(apple)]
+            } else {
+                environmentLine += [Span("  Apple agrees", .muted)]
+            }
+        }
+        lines.append(DetailLine(environmentLine))
+        if let reading = r.environment {
+            lines.append(DetailLine([Span("   from \(reading.source.rawValue)" + (reading.rawValue.map { ": \($0)" } ?? ""), .muted)]))
+        }
+
+        // The verdict and the chain it saw.
+        if let verdict = r.verdict {
+            let mark = ConsoleFormat.verdict(verdict.status.rawValue)
+            lines += DetailLines.paragraph(verdict.reason, width: width, indent: 1, style: .plain,
+                                           first: String(repeating: " ", count: mark.width + 2))
+                .enumerated().map { index, line in
+                    index == 0 ? DetailLine([Span(" "), mark, Span("  ")] + line.spans.dropFirst()) : line
+                }
+            if !verdict.chain.isEmpty {
+                lines += DetailLines.paragraph(verdict.chain.joined(separator: " ← "), width: width, indent: 3, style: .muted, first: "chain: ")
+            }
+            if let anchor = verdict.extraAnchor, !verdict.reason.contains(anchor) {
+                lines.append(DetailLine([Span("   ⚠ trusted through an extra anchor: \(anchor)", CellStyle(.warning))]))
+            }
+            if verdict.status.rawValue != record.verdict {
+                lines.append(DetailLine([Span("   at import: ", .muted), ConsoleFormat.verdict(record.verdict), Span(" " + record.verdictReason, .muted)]))
+            }
+        } else {
+            lines.append(DetailLine([Span(" "), ConsoleFormat.verdict(record.verdict), Span("  " + record.verdictReason)]))
+        }
+        if let error = r.decodeError {
+            lines += DetailLines.paragraph(error, width: width, indent: 1, style: CellStyle(.danger), first: "✗ does not decode: ")
+        }
+
+        // Warnings, each once, with where they are and the advice they carry.
+        let warnings = r.tree.map(located) ?? []
+        if r.tree != nil, r.purchases.isEmpty, !warnings.contains(where: { $0.warning.kind == .emptyPurchaseList }) {
+            lines += DetailLines.paragraph(TreeWarning.emptyPurchaseList.message, width: width, indent: 1, style: CellStyle(.warning), first: "⚠ ")
+        }
+        // The same warning on several nodes is one line naming them all.
+        var order: [String] = []
+        var places: [String: [String]] = [:]
+        for (place, warning) in warnings where warning.kind != .sandbox {
+            if places[warning.message] == nil { order.append(warning.message) }
+            places[warning.message, default: []] += place.isEmpty ? [] : [place]
+        }
+        for message in order {
+            let where_ = places[message] ?? []
+            let text = where_.count == 1 ? "\(where_[0]): \(message)"
+                : where_.isEmpty ? message : "\(message) (\(where_.joined(separator: ", ")))"
+            lines += DetailLines.paragraph(text, width: width, indent: 1, style: CellStyle(.warning), first: "⚠ ")
+        }
+
+        if let report {
+            lines.append(DetailLine([]))
+            lines += ReverifyAnswerView.lines(report, width: width)
+        } else if let verified = r.stored.lastVerifiedAt {
+            lines.append(DetailLine([Span(" last re-verified \(ConsoleFormat.dateTime(verified))", .muted)]))
+        } else if let attempt = r.stored.attempts.first {
+            lines.append(DetailLine([Span(" last asked Apple \(ConsoleFormat.dateTime(attempt.attemptedAt)): \(attempt.outcome)", .muted)]))
+        }
+
+        if let tree = r.tree {
+            lines.append(DetailLine([]))
+            lines += treeLines(tree, path: "r", depth: 0, expanded: expanded, width: width, highlight: highlight)
+        }
+        return lines
+    }
+
+    /// Every warning of the tree with the node it is on ("in_app[2] cancellation_date"), each text once.
+    static func located(_ tree: TreeNode) -> [(place: String, warning: TreeWarning)] {
+        var out: [(String, TreeWarning)] = []
+        var seen = Set<String>()
+        func walk(_ node: TreeNode, parent: String?) {
+            let place = [parent, node.label].compactMap { $0 }.joined(separator: " ")
+            for warning in node.warnings where seen.insert(place + warning.message).inserted { out.append((place, warning)) }
+            for child in node.children { walk(child, parent: node.label == tree.label ? nil : node.label) }
+        }
+        walk(tree, parent: nil)
+        return out
+    }
+
+    /// The tree, one line per visible node; folded nodes hide their children.
+    static func treeLines(_ node: TreeNode, path: String, depth: Int, expanded: Set<String>, width: Int,
+                          highlight: [String]) -> [DetailLine] {
+        let open = expanded.contains(path)
+        let hasChildren = !node.children.isEmpty
+        let indent = String(repeating: "  ", count: depth)
+        let marker = hasChildren ? (open ? "▾ " : "▸ ") : "  "
+        var label: StyledLine = [Span(" " + indent + marker, CellStyle(.accent)), Span(node.label, hasChildren ? .bold : .plain)]
+        if let attribute = node.attribute { label.append(Span(" (\(attribute))", .muted)) }
+        let valueColumn = min(max(24, width / 2 - 4), 38)
+        var spans = label
+        if let value = node.value {
+            let pad = max(2, valueColumn - label.width)
+            spans.append(Span(String(repeating: " ", count: pad)))
+            let room = max(4, width - spans.width)
+            spans += ConsoleFormat.highlighted(DisplayWidth.truncate(DisplayWidth.sanitized(value), to: room), .plain, highlight)
+        }
+        var lines: [DetailLine] = []
+        var inline = node.warnings
+        // The first warning goes on the node's line when it fits; the others (and long ones) below it.
+        if let first = inline.first, spans.width + 4 + DisplayWidth.of(first.message) <= width {
+            spans.append(Span("  ⚠ " + first.message, CellStyle(.warning)))
+            inline.removeFirst()
+        }
+        lines.append(DetailLine(spans, action: hasChildren ? .toggle(path) : nil, treePath: path))
+        for warning in inline {
+            lines += DetailLines.paragraph(warning.message, width: width, indent: 3 + 2 * depth, style: CellStyle(.warning), first: "⚠ ")
+                .map { DetailLine($0.spans, treePath: path) }
+        }
+        if open {
+            for (index, child) in node.children.enumerated() {
+                lines += treeLines(child, path: "\(path).\(index)", depth: depth + 1, expanded: expanded, width: width, highlight: highlight)
+            }
+        }
+        return lines
+    }
+}

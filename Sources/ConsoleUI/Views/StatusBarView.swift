@@ -1,0 +1,58 @@
+/// The two bottom rows: the prompt (`/` filter, `:` command) or the last message, and the hints
+/// for the keys that apply here, written from the binding table.
+enum StatusBarView {
+    static func draw(_ state: ConsoleState, on screen: Screen) {
+        let layout = state.layout
+        let width = state.size.columns
+        switch state.mode {
+        case .filter(let field):
+            drawPrompt("/", field, hint: "  Enter applies · Esc cancels · ids, product, env:sandbox status:conflict verdict:invalid",
+                       row: layout.promptRow, width: width, on: screen)
+        case .command(let field):
+            drawPrompt(":", field, hint: "  a command by name: grant, revoke, restore, resolve, import, reverify, filter TEXT, tab NAME, help, quit",
+                       row: layout.promptRow, width: width, on: screen)
+        default:
+            if let message = state.message {
+                let style: CellStyle
+                switch message.kind {
+                case .info: style = .plain
+                case .success: style = CellStyle(.ok)
+                case .error: style = CellStyle(.danger, bold: true)
+                }
+                let mark = message.kind == .error ? "✗ " : message.kind == .success ? "✓ " : ""
+                screen.put(" " + mark + message.text, row: layout.promptRow, column: 0, style: style, maxWidth: width)
+            }
+        }
+        var hints: StyledLine = []
+        for hint in modeHints(state) {
+            let pair: StyledLine = [Span(hint.key, CellStyle(.accent, bold: true)), Span(" " + hint.word + "  ", .muted)]
+            if hints.width + pair.width > width - 1 { break }
+            hints += pair
+        }
+        screen.put([Span(" ")] + hints, row: layout.hintRow, column: 0, width: width)
+    }
+
+    /// The hints for the current mode: the binding table's while browsing, a form's own keys otherwise.
+    static func modeHints(_ state: ConsoleState) -> [(key: String, word: String)] {
+        switch state.mode {
+        case .browse, .filter, .command: return KeyBindings.hints(scopes: state.scopes, readOnly: state.header.readOnly)
+        case .help: return [("Esc", "close"), ("j/k", "scroll")]
+        case .form: return [("Tab", "next field"), ("←→", "choose"), ("Enter", "next / preview"), ("Esc", "cancel")]
+        case .confirm: return [("y", "apply"), ("n", "cancel: nothing changes")]
+        case .quitConfirm: return [("y", "quit"), ("n", "stay")]
+        }
+    }
+
+    /// A prompt with the text typed so far and a block cursor.
+    static func drawPrompt(_ sigil: String, _ field: TextField, hint: String, row: Int, width: Int, on screen: Screen) {
+        var used = screen.put(sigil, row: row, column: 0, style: CellStyle(.accent, bold: true))
+        let characters = Array(field.text)
+        let before = String(characters.prefix(field.cursor))
+        let at = field.cursor < characters.count ? String(characters[field.cursor]) : " "
+        let after = field.cursor + 1 < characters.count ? String(characters[(field.cursor + 1)...]) : ""
+        used += screen.put(before, row: row, column: used, style: .bold, maxWidth: width - used)
+        used += screen.put(at, row: row, column: used, style: CellStyle(bold: true, reverse: true), maxWidth: width - used)
+        used += screen.put(after, row: row, column: used, style: .bold, maxWidth: width - used)
+        if used < width { screen.put(hint, row: row, column: used, style: .muted, maxWidth: width - used) }
+    }
+}

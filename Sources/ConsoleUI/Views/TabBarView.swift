@@ -1,0 +1,101 @@
+import PurchaseStore
+
+/// The header (row 0: database, operator, read-only, who Apple is, the running job) and the tab
+/// bar (row 1: each list with its count, the active one reversed, and the filter).
+enum TabBarView {
+    static let spinner = Array("⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏")
+
+    /// The header: the least important parts give way first when the terminal is narrow (the
+    /// title, then "operator:", then "read-write"; the database name is cut last but one; the
+    /// Apple label and READ-ONLY stay).
+    static func drawHeader(_ state: ConsoleState, on screen: Screen) {
+        let width = state.size.columns
+        var right: StyledLine = []
+        if let job = state.job {
+            let frame = spinner[(state.tick - job.startedTick) % spinner.count]
+            right.append(Span("\(frame) \(job.label) ", CellStyle(.accent, bold: true)))
+            if width >= 120 { right.append(Span("Esc cancels  ", .muted)) }
+        }
+        right += [Span("? ", CellStyle(.accent, bold: true)), Span("help ", .muted)]
+        let room = max(0, width - right.width - 1)
+        let h = state.header
+        let demo = h.appleLabel.hasPrefix("DEMO")
+        let apple = Span(h.appleLabel, demo ? CellStyle(.sandbox, bold: true) : .muted)
+        let access = h.readOnly ? Span("READ-ONLY", CellStyle(.warning, bold: true, reverse: true)) : Span("read-write", .muted)
+        func compose(title: Bool, operatorWord: Bool, access showAccess: Bool, database: String) -> StyledLine {
+            var line: StyledLine = title ? [Span(" receiptdesk ", CellStyle(.accent, bold: true, reverse: true)), Span("  ")] : [Span(" ")]
+            line += [Span(database, .bold), Span(operatorWord ? "  operator: " : "  ", .muted), Span(h.operatorName, .bold)]
+            if showAccess { line += [Span("  "), access] }
+            return line + [Span("  "), apple]
+        }
+        var left = compose(title: true, operatorWord: true, access: true, database: h.database)
+        for (title, word, access) in [(false, true, true), (false, false, true), (false, false, h.readOnly)] where left.width > room {
+            left = compose(title: title, operatorWord: word, access: access, database: h.database)
+        }
+        if left.width > room {
+            let without = compose(title: false, operatorWord: false, access: h.readOnly, database: "").width
+            left = compose(title: false, operatorWord: false, access: h.readOnly,
+                           database: DisplayWidth.truncate(h.database, to: max(8, room - without)))
+        }
+        screen.put(Columns.fit(left, to: room), row: 0, column: 0, width: room)
+        screen.put(right, row: 0, column: room + 1, width: width - room - 1)
+    }
+
+    /// The tab labels at the most detailed level that fits, with their columns.
+    static func segments(_ state: ConsoleState) -> [(table: BrowseTable, column: Int, label: StyledLine)] {
+        let filterWidth = state.filter.isEmpty ? 0 : min(state.size.columns / 3, DisplayWidth.of(state.filter.text) + 4)
+        let room = state.size.columns - filterWidth - 1
+        for level in 0..<3 {
+            var column = 1
+            var out: [(BrowseTable, Int, StyledLine)] = []
+            for table in BrowseTable.allCases {
+                let label = tabLabel(table, state, level: level)
+                out.append((table, column, label))
+                column += label.width
+            }
+            if column <= room || level == 2 { return out }
+        }
+        return []
+    }
+
+    static func tabLabel(_ table: BrowseTable, _ state: ConsoleState, level: Int) -> StyledLine {
+        let short = ["Customers": "Cust", "Orders": "Ord", "Transactions": "Tx", "Receipts": "Rcpt", "Conflicts": "Confl", "Audit": "Audit"]
+        let title = level == 2 ? (short[table.title] ?? table.title) : table.title
+        let count = table == .conflicts ? state.counts.openConflicts : state.counts.rows[table] ?? 0
+        let number = level == 0 ? ConsoleFormat.count(count) : compact(count)
+        let active = table == state.tab
+        let style = active ? CellStyle(.accent, bold: true, reverse: true) : CellStyle.plain
+        var label: StyledLine = [Span(" " + title + " ", style)]
+        if table == .conflicts && count > 0 {
+            label.append(Span("⚠" + number, CellStyle(.warning, bold: true, reverse: active)))
+        } else {
+            label.append(Span(number, active ? style : .muted))
+        }
+        label.append(Span(" ", style))
+        return label
+    }
+
+    /// "1.2M", "120k", "999".
+    static func compact(_ n: Int64) -> String {
+        if n >= 1_000_000 { return String(format: "%.1fM", Double(n) / 1_000_000).replacingOccurrences(of: ".0M", with: "M") }
+        if n >= 10_000 { return "\(n / 1000)k" }
+        return String(n)
+    }
+
+    static func drawTabs(_ state: ConsoleState, on screen: Screen) {
+        let row = state.layout.tabRow
+        for segment in segments(state) {
+            screen.put(segment.label, row: row, column: segment.column, width: max(0, state.size.columns - segment.column))
+        }
+        guard !state.filter.isEmpty else { return }
+        let text = "/ " + state.filter.text
+        let width = min(state.size.columns / 3, DisplayWidth.of(text) + 1)
+        screen.put(DisplayWidth.truncate(text, to: width), row: row, column: state.size.columns - width,
+                   style: CellStyle(.match, bold: true), maxWidth: width)
+    }
+
+    /// The tab under a click on the tab bar.
+    static func tab(at column: Int, state: ConsoleState) -> BrowseTable? {
+        segments(state).first { column >= $0.column && column < $0.column + $0.label.width }?.table
+    }
+}

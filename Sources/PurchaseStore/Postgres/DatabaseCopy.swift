@@ -1,0 +1,231 @@
+import Foundation
+import ReceiptCore
+
+/// What `DatabaseCopy.copy` moved and found when it checked the target.
+public struct DatabaseCopyReport: Sendable {
+    /// One table: rows in the source, rows in the target afterwards, and whether the contents
+    /// (an order-independent digest of every row) agree.
+    public struct Table: Sendable, Equatable {
+        public let name: String
+        public let sourceRows: Int64
+        public let targetRows: Int64
+        public let contentsMatch: Bool
+        public var isIdentical: Bool { sourceRows == targetRows && contentsMatch }
+    }
+
+    public let source: String
+    public let target: String
+    public let tables: [Table]
+    /// The target's audit chain, verified after the copy.
+    public let audit: AuditVerification
+    /// Whether the target's audit head names the same last entry and hash as the source's.
+    public let auditHeadMatches: Bool
+    public let seconds: Double
+
+    /// True when every table arrived whole and the audit chain verifies.
+    public var isVerified: Bool { tables.allSatisfy(\.isIdentical) && audit.isIntact && auditHeadMatches }
+    public var rowsCopied: Int64 { tables.reduce(0) { $0 + $1.targetRows } }
+}
+
+/// Moves a whole purchase database between two `SQLDatabase`s (SQLite → PostgreSQL, back, or
+/// between two of a kind) and proves it arrived: every table's row count and contents, and the
+/// audit hash chain, are checked on the target afterwards.
+///
+/// Both databases must be migrated to the same schema (open them with `PurchaseDatabase.open`);
+/// the target must hold no ledger rows. The source's write lock is held for the whole copy, so
+/// nobody changes it meanwhile; the target is written in one transaction (all or nothing).
+/// Primary keys are copied as they are, and the target's id counters continue after them.
+public enum DatabaseCopy {
+    /// The tables, parents before children (foreign keys), and the columns rows are paged by.
+    static let tables: [(name: String, order: [String])] = [
+        ("customers", ["customer_id"]), ("orders", ["order_id"]), ("receipts", ["receipt_id"]),
+        ("transactions", ["transaction_id"]), ("conflicts", ["conflict_id"]), ("grants", ["grant_id"]),
+        ("revocations", ["revocation_id"]), ("entitlements", []), ("verification_attempts", ["attempt_id"]),
+        ("notifications", ["notification_uuid"]), ("audit_log", ["seq"]), ("audit_head", ["id"]),
+    ]
+    /// Auto-numbered keys whose counters must continue after the copied ids (PostgreSQL).
+    static let identities: [(table: String, column: String)] = [
+        ("receipts", "receipt_id"), ("conflicts", "conflict_id"), ("grants", "grant_id"),
+        ("revocations", "revocation_id"), ("verification_attempts", "attempt_id"),
+    ]
+    static let pageSize = 500
+
+    /// Copies everything from `source` into the empty `target` and verifies it. `progress` hears
+    /// each table as it is done (name, rows).
+    public static func copy(from source: SQLDatabase, to target: SQLDatabase,
+                            progress: ((String, Int64) -> Void)? = nil) throws -> DatabaseCopyReport {
+        let start = Date()
+        guard source !== target, sameName(source) != sameName(target) else {
+            throw StoreError(.invalidInput, "the source and the target are the same database (\(source.location))")
+        }
+        try requireSameSchema(source, target)
+        let sourceAudit = try AuditLog.verify(source)
+        guard sourceAudit.isIntact else {
+            throw StoreError(.auditBroken, "the audit log of \(source.location) does not verify (\(sourceAudit.problem ?? "")): not copied; run `receiptdesk audit --verify` there")
+        }
+        var counts: [String: Int64] = [:]
+        try source.writeTransaction {
+            try target.writeTransaction {
+                for (table, _) in tables {
+                    let rows = try count(target, table)
+                    guard rows == 0 else {
+                        throw StoreError(.invalidRequest, "\(target.location) already holds data (\(table): \(rows) rows): copy only into a new, empty database")
+                    }
+                }
+                let postgres = target as? PostgresDatabase
+                try postgres?.setChangeTriggers(enabled: false)
+                for (table, order) in tables {
+                    counts[table] = try copyTable(table, order: order, from: source, to: target)
+                    progress?(table, counts[table] ?? 0)
+                }
+                if let postgres { try continueIdentities(postgres) }
+                try postgres?.setChangeTriggers(enabled: true)
+            }
+        }
+        // Fresh planner statistics, so the first lookups on the copy use the indexes well.
+        if let postgres = target as? PostgresDatabase { try postgres.execute("ANALYZE", []) }
+        var report: [DatabaseCopyReport.Table] = []
+        for (table, order) in tables {
+            let sourceDigest = try RowDigest.of(table, order: order, in: source)
+            let targetDigest = try RowDigest.of(table, order: order, in: target)
+            report.append(.init(name: table, sourceRows: sourceDigest.rows, targetRows: targetDigest.rows,
+                                contentsMatch: sourceDigest == targetDigest))
+        }
+        let head = "SELECT seq, hash FROM audit_head WHERE id = 1"
+        let sourceHead = try source.queryFirst(head, []).map { [$0["seq"], $0["hash"]] }
+        let targetHead = try target.queryFirst(head, []).map { [$0["seq"], $0["hash"]] }
+        return DatabaseCopyReport(source: source.location, target: target.location, tables: report, audit: try AuditLog.verify(target),
+                                  auditHeadMatches: sourceHead == targetHead, seconds: Date().timeIntervalSince(start))
+    }
+
+    /// What tells two databases apart: the server location, or the SQLite file's real path.
+    private static func sameName(_ database: SQLDatabase) -> String {
+        guard database.dialect.name == "sqlite" else { return database.dialect.name + ":" + database.location }
+        return "sqlite:" + URL(fileURLWithPath: database.location).standardizedFileURL.resolvingSymlinksInPath().path
+    }
+
+    /// The tables of a database, by name.
+    static func tableNames(_ database: SQLDatabase) throws -> [String] {
+        let sql = database.dialect.name == "postgresql"
+            ? "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'"
+            : "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+        return try database.query(sql, []).compactMap { $0.string("name") }
+    }
+
+    private static func requireSameSchema(_ source: SQLDatabase, _ target: SQLDatabase) throws {
+        // A table this version does not know would be left behind: refuse rather than copy part.
+        let known = Set(tables.map(\.name) + ["schema_migrations"])
+        let unknown = try tableNames(source).filter { !known.contains($0) }.sorted()
+        guard unknown.isEmpty else {
+            throw StoreError(.schemaTooNew, "\(source.location) has tables this receiptdesk cannot copy (\(unknown.joined(separator: ", "))): use the receiptdesk that made them")
+        }
+        let sql = "SELECT name FROM schema_migrations ORDER BY position"
+        let sourceMigrations = try source.query(sql, []).compactMap { $0.string("name") }
+        let targetMigrations = try target.query(sql, []).compactMap { $0.string("name") }
+        guard sourceMigrations == targetMigrations else {
+            throw StoreError(.schemaTooNew, "the source has migrations [\(sourceMigrations.joined(separator: ", "))] and the target [\(targetMigrations.joined(separator: ", "))]: open both with the same receiptdesk")
+        }
+    }
+
+    static func count(_ database: SQLDatabase, _ table: String) throws -> Int64 {
+        try database.queryFirst("SELECT count(*) AS n FROM \(table)", [])?.int("n") ?? 0
+    }
+
+    /// Copies one table page by page (keyset paging on its key, or customer by customer for
+    /// `entitlements`, which has none) with multi-row INSERTs; returns the rows copied.
+    private static func copyTable(_ table: String, order: [String], from source: SQLDatabase, to target: SQLDatabase) throws -> Int64 {
+        var copied: Int64 = 0
+        try RowPager.forEachPage(table, order: order, in: source, pageSize: pageSize) { rows in
+            guard let columns = rows.first?.columns else { return }
+            let tuple = "(" + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")"
+            let perStatement = max(1, 900 / max(1, columns.count))
+            var index = 0
+            while index < rows.count {
+                let chunk = rows[index..<min(rows.count, index + perStatement)]
+                let sql = "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES "
+                    + Array(repeating: tuple, count: chunk.count).joined(separator: ", ")
+                try target.execute(sql, chunk.flatMap(\.values))
+                index += chunk.count
+            }
+            copied += Int64(rows.count)
+        }
+        return copied
+    }
+
+    /// Moves each identity counter past the largest copied id, so new rows get new ids.
+    private static func continueIdentities(_ database: PostgresDatabase) throws {
+        for (table, column) in identities {
+            try database.execute("""
+                SELECT setval(pg_get_serial_sequence('\(table)', '\(column)'), coalesce(max(\(column)), 0) + 1, false) AS v FROM \(table)
+                """, [])
+        }
+    }
+}
+
+/// Reads a table in pages without OFFSET: by key ranges, or (no key) one group of customers at a time.
+enum RowPager {
+    static func forEachPage(_ table: String, order: [String], in database: SQLDatabase, pageSize: Int,
+                            _ body: ([SQLRow]) throws -> Void) throws {
+        guard let key = order.first else {
+            // entitlements: rows of up to pageSize customers at a time.
+            var after = ""
+            while true {
+                let customers = try database.query("""
+                    SELECT DISTINCT customer_id FROM \(table) WHERE customer_id > ? ORDER BY customer_id LIMIT ?
+                    """, [.text(after), .integer(Int64(pageSize))]).compactMap { $0.string("customer_id") }
+                guard let first = customers.first, let last = customers.last else { return }
+                let rows = try database.query("SELECT * FROM \(table) WHERE customer_id >= ? AND customer_id <= ?", [.text(first), .text(last)])
+                try body(rows)
+                after = last
+                if customers.count < pageSize { return }
+            }
+        }
+        var after: SQLValue?
+        while true {
+            let rows = try database.query(
+                "SELECT * FROM \(table)" + (after == nil ? "" : " WHERE \(key) > ?") + " ORDER BY \(key) LIMIT ?",
+                (after.map { [$0] } ?? []) + [.integer(Int64(pageSize))])
+            guard let last = rows.last else { return }
+            try body(rows)
+            after = last[key]
+            if rows.count < pageSize { return }
+        }
+    }
+}
+
+/// An order-independent digest of a table's rows (the sum of each row's SHA-256 prefix), so two
+/// backends that sort text differently still agree on equal contents.
+struct RowDigest: Equatable {
+    var rows: Int64 = 0
+    var sumHigh: UInt64 = 0
+    var sumLow: UInt64 = 0
+
+    static func of(_ table: String, order: [String], in database: SQLDatabase) throws -> RowDigest {
+        var digest = RowDigest()
+        try RowPager.forEachPage(table, order: order, in: database, pageSize: 1_000) { rows in
+            for row in rows { digest.add(row) }
+        }
+        return digest
+    }
+
+    mutating func add(_ row: SQLRow) {
+        var material: [UInt8] = []
+        for (column, value) in zip(row.columns, row.values).sorted(by: { $0.0 < $1.0 }) {
+            material += Array("\(column)=".utf8)
+            switch value {
+            case .null: material += [0]
+            case .integer(let number): material += [1] + Array(String(number).utf8)
+            case .real(let number): material += [2] + Array("\(number)".utf8)
+            case .text(let text): material += [3] + Array(text.utf8)
+            case .blob(let bytes): material += [4] + bytes
+            }
+            material += Array(";\(material.count);".utf8)
+        }
+        let hash = DigestAlgorithm.sha256.hash(material)
+        let high = hash.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        let low = hash.dropFirst(8).prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        rows += 1
+        sumHigh = sumHigh &+ high
+        sumLow = sumLow &+ low
+    }
+}

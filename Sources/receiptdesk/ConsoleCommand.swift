@@ -1,0 +1,54 @@
+import ConsoleCurses
+import ConsoleUI
+import Foundation
+import PurchaseStore
+import ReceiptCore
+
+/// `receiptdesk console [--db PATH] [--config FILE] [--operator NAME] [--read-only]`: the
+/// terminal console over the purchase database (what `receiptdesk` opens on a terminal).
+/// Apple is whatever the config names (the built-in simulator in the demo). With `--read-only`
+/// the database is opened read-only and no changing action is offered.
+enum ConsoleCommand {
+    static func run(_ arguments: [String]) throws -> ExitStatus {
+        var args = Arguments(arguments)
+        let options = try StoreOptions.take(&args)
+        let readOnly = args.flag("--read-only")
+        _ = try args.finish(maxPositionals: 0)
+        guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else {
+            throw CommandFailure.usage("the console needs a terminal; in scripts use the subcommands (receiptdesk help)")
+        }
+        let ledger = try readOnly ? openReadOnly(options) : options.openLedger()
+        var apple: AppleService?
+        var appleNote: String?
+        var connection: AppleConnection?
+        do {
+            connection = try AppleConnection.open(options.configuration, baseTrust: options.trust)
+            apple = connection?.service
+        } catch {
+            appleNote = "Apple unavailable: \(CommandFailure.from(error).message)"
+        }
+        defer { connection?.close() }
+        let environment = ConsoleEnvironment(ledger: ledger, apple: apple, appleNote: appleNote, operatorName: options.operatorName,
+                                             readOnly: readOnly, databaseLabel: (options.databasePath as NSString).lastPathComponent)
+        do {
+            try TerminalConsole.run { size in ConsoleController(environment: environment, size: size) }
+        } catch let failure as TerminalSession.Failure {
+            throw CommandFailure.usage(failure.description)
+        }
+        return .ok
+    }
+
+    /// The database opened read-only (never created or migrated); it must be fully migrated already.
+    static func openReadOnly(_ options: StoreOptions) throws -> PurchaseLedger {
+        guard FileManager.default.fileExists(atPath: options.databasePath) else {
+            throw StoreError(.cannotOpen, "no database at \(options.databasePath)")
+        }
+        let database = try SQLiteDatabase(path: options.databasePath, create: false, readOnly: true)
+        let applied = try database.queryFirst("SELECT count(*) AS n FROM schema_migrations", [])?.int("n") ?? 0
+        guard applied == Int64(PurchaseSchema.migrations.count) else {
+            throw StoreError(.cannotOpen, "database \(options.databasePath) needs migrating: open it once without --read-only")
+        }
+        let verifier = ReceiptVerifier(trust: options.trust, expectedBundleIds: Set(options.configuration.bundleIds))
+        return PurchaseLedger(database: database, configuration: options.configuration, verifier: verifier)
+    }
+}

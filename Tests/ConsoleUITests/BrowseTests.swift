@@ -1,0 +1,189 @@
+import Foundation
+import PurchaseStore
+import ReceiptCore
+import Testing
+@testable import ConsoleUI
+
+/// Keyset paging of PurchaseStore/Browse on a generated database: every page in both directions
+/// matches the table read whole, filters use indexes only, counts need no count(*).
+@Suite("Keyset browsing", .serialized)
+struct BrowseTests {
+    /// 250 customers with 4 transactions each, written straight into the tables.
+    static func generated() throws -> ConsoleFixture {
+        let f = try ConsoleFixture(populated: false)
+        try f.database.writeTransaction {
+            let now = "2025-06-01T12:00:00.000Z"
+            for index in 0..<250 {
+                let customer = String(format: "cust-%04d", index)
+                try f.database.execute("INSERT INTO customers (customer_id, created_at, updated_at) VALUES (?, ?, ?)",
+                                       [.text(customer), .text(now), .text(now)])
+                try f.database.execute("""
+                    INSERT INTO receipts (sha256, raw, format, environment, verdict, verdict_reason, decoded_json, source, customer_id, imported_at, imported_by)
+                    VALUES (?, x'00', 'unified', ?, ?, 'test', '{}', 'test', ?, ?, 'test')
+                    """, [.text("digest-\(index)"), .text(index % 50 == 0 ? "Sandbox" : "Production"), .text(index % 100 == 7 ? "invalid" : "valid"),
+                          .text(customer), .text(now)])
+                for n in 0..<4 {
+                    let id = String(7_000_000_000 + index * 4 + n)
+                    try f.database.execute("""
+                        INSERT INTO transactions (transaction_id, original_transaction_id, product_id, customer_id, binding, environment, quantity,
+                                                  first_receipt_id, recorded_at)
+                        VALUES (?, ?, ?, ?, 'unbound', ?, 1, ?, ?)
+                        """, [.text(id), .text(String(7_000_000_000 + index * 4)), .text(n == 3 ? "coins" : "pro.monthly"), .text(customer),
+                              .text(index % 50 == 0 ? "Sandbox" : "Production"), .integer(Int64(index + 1)), .text(now)])
+                }
+            }
+        }
+        return f
+    }
+
+    @Test(arguments: BrowseTable.allCases)
+    func pagesInBothDirectionsCoverTheTableExactlyOnce(_ table: BrowseTable) throws {
+        let f = try Self.generated()
+        let browser = Browser(f.database)
+        var forward: [Int64] = []
+        var cursor = PageCursor.first
+        while true {
+            let page = try browser.page(table, cursor: cursor, limit: 17)
+            forward += page.rows.map(\.key)
+            guard page.isFull, let last = page.rows.last else { break }
+            cursor = .after(last.key)
+        }
+        var backward: [Int64] = []
+        cursor = .last
+        while true {
+            let page = try browser.page(table, cursor: cursor, limit: 17)
+            backward = page.rows.map(\.key) + backward
+            guard page.isFull, let first = page.rows.first else { break }
+            cursor = .before(first.key)
+        }
+        let name = table == .audit ? "audit_log" : table.rawValue
+        let all = try f.database.query("SELECT rowid AS k FROM \(name) ORDER BY rowid \(table.newestFirst ? "DESC" : "ASC")", []).compactMap { $0.int("k") }
+        #expect(forward == all)
+        #expect(backward == all)
+        if let middle = all.dropFirst(all.count / 2).first {
+            #expect(try browser.page(table, cursor: .from(middle), limit: 3).rows.first?.key == middle)
+        }
+    }
+
+    @Test func filtersFindIdsThroughIndexesAndQualifiersAreChecked() throws {
+        let f = try Self.generated()
+        let browser = Browser(f.database)
+        func keys(_ table: BrowseTable, _ text: String) throws -> Int {
+            try browser.page(table, filter: try BrowseFilter(parsing: text), cursor: .first, limit: 500).rows.count
+        }
+        #expect(try keys(.transactions, "7000000005") == 1)
+        #expect(try keys(.transactions, "7000000004") == 4, "the id and the renewals that name it as their original")
+        #expect(try keys(.transactions, "cust-0003") == 4)
+        #expect(try keys(.transactions, "coins") == 250)
+        #expect(try keys(.transactions, "coins env:sandbox") == 5)
+        #expect(try keys(.transactions, "env:sandbox") == 20)
+        #expect(try keys(.customers, "7000000005") == 1)
+        #expect(try keys(.customers, "env:sandbox") == 5)
+        #expect(try keys(.receipts, "verdict:invalid") == 3)
+        #expect(try keys(.receipts, "cust-0007 verdict:invalid") == 1)
+        #expect(try keys(.receipts, "#12") == 1)
+        let ignored = try browser.page(.orders, filter: try BrowseFilter(parsing: "verdict:invalid"), cursor: .first, limit: 5)
+        #expect(ignored.ignored == ["verdict:"])
+    }
+
+    @Test func noListQueryScansATable() throws {
+        let f = try Self.generated()
+        let browser = Browser(f.database)
+        for text in ["", "7000000005", "cust-0003", "coins", "customer:cust-0001 product:coins", "tx:7000000005", "original:7000000004",
+                     "order:o-1", "status:conflict", "status:resolved", "#12"] {
+            let scans = try browser.fullScans(filter: try BrowseFilter(parsing: text))
+            #expect(scans == [], "/\(text): \(scans.joined(separator: "\n"))")
+        }
+        // Property-only filters walk the key range in bounded chunks: a rowid range search, not a scan.
+        for text in ["env:sandbox", "verdict:invalid", "status:paid", "status:refunded"] {
+            #expect(try browser.fullScans(filter: try BrowseFilter(parsing: text)) == [], "/\(text)")
+        }
+    }
+
+    @Test func aScanWithoutAnIndexStopsAtItsBudgetAndContinues() throws {
+        let f = try ConsoleFixture(populated: false)
+        let total = Int(BrowseLimits.scanBudget(.transactions)) + 5_000
+        try f.database.writeTransaction {
+            let now = "2025-06-01T12:00:00.000Z"
+            try f.database.execute("INSERT INTO customers (customer_id, created_at, updated_at) VALUES ('c', ?, ?)", [.text(now), .text(now)])
+            try f.database.execute("""
+                INSERT INTO receipts (sha256, raw, format, environment, verdict, verdict_reason, decoded_json, source, customer_id, imported_at, imported_by)
+                VALUES ('d', x'00', 'unified', 'Production', 'valid', 'test', '{}', 'test', 'c', ?, 'test')
+                """, [.text(now)])
+            for index in 0..<total {
+                try f.database.execute("""
+                    INSERT INTO transactions (transaction_id, product_id, customer_id, binding, environment, quantity, first_receipt_id, recorded_at)
+                    VALUES (?, 'p', 'c', 'unbound', ?, 1, 1, ?)
+                    """, [.text(String(index)), .text(index >= total - 3 ? "Sandbox" : "Production"), .text(now)])
+            }
+        }
+        let browser = Browser(f.database)
+        let filter = try BrowseFilter(parsing: "env:sandbox")
+        let first = try browser.page(.transactions, filter: filter, cursor: .first, limit: 10)
+        #expect(first.rows.isEmpty)
+        let stopped = try #require(first.scannedThrough)
+        #expect(stopped == BrowseLimits.scanBudget(.transactions))
+        let next = try browser.page(.transactions, filter: filter, cursor: .after(stopped), limit: 10)
+        #expect(next.rows.map(\.key) == [Int64(total - 2), Int64(total - 1), Int64(total)])
+        #expect(next.scannedThrough == nil)
+        // The console says where it stopped and goes on with ↓.
+        let (c, screen) = f.console()
+        c.press(.character("3"), .character("/"), on: screen)
+        c.typeText("env:sandbox", on: screen)
+        c.press(.enter, on: screen)
+        #expect(screen.text.contains("searched to #\(stopped)"))
+        c.press(.down, on: screen)
+        #expect(c.state.list.rows.count == 1 && c.state.list.rows.first?.key == Int64(total - 2))
+        c.press(.pageDown, on: screen)
+        #expect(c.state.list.rows.count == 3)
+    }
+
+    @Test func anIndexOnAPropertyReplacesTheBoundedScan() throws {
+        let f = try Self.generated()
+        let browser = Browser(f.database)
+        let filter = try BrowseFilter(parsing: "env:sandbox")
+        #expect(browser.statements(.transactions, filter: filter, cursor: .first, limit: 5).first?.sql.contains("rowid <= ?") == true)
+        let before = try browser.page(.transactions, filter: filter, cursor: .first, limit: 100).rows.map(\.key)
+        try f.database.execute("CREATE INDEX transactions_by_environment ON transactions(environment)", [])
+        let statement = try #require(browser.statements(.transactions, filter: filter, cursor: .first, limit: 5).first)
+        #expect(!statement.sql.contains("rowid <= ?"))
+        let plan = try f.database.query("EXPLAIN QUERY PLAN " + statement.sql, statement.parameters).compactMap { $0.string("detail") }
+        #expect(plan.contains { $0.contains("USING INDEX transactions_by_environment") }, "\(plan)")
+        #expect(try browser.page(.transactions, filter: filter, cursor: .first, limit: 100).rows.map(\.key) == before)
+    }
+
+    @Test func countsComeFromTheHighestRowid() throws {
+        let f = try Self.generated()
+        let counts = try Browser(f.database).counts()
+        #expect(counts.rows[.customers] == 250)
+        #expect(counts.rows[.transactions] == 1000)
+        #expect(counts.rows[.receipts] == 250)
+        #expect(counts.openConflicts == 0)
+    }
+
+    @Test func theConsolePagesThroughALongList() throws {
+        let f = try Self.generated()
+        let (c, screen) = f.console()
+        c.press(.character("3"), on: screen)
+        let visible = c.state.layout.listRows
+        for _ in 0..<(visible + 5) { c.press(.down, on: screen) }
+        #expect(c.state.list.rows.count == visible, "the window never grows")
+        #expect(c.state.list.selectedRow?.key == Int64(visible + 6))
+        c.press(.pageDown, on: screen)
+        #expect(c.state.list.selectedRow?.key == Int64(2 * visible + 6))
+        c.press(.end, on: screen)
+        #expect(c.state.list.selectedRow?.key == 1000)
+        #expect(screen.text.contains("▲ more"))
+        c.press(.pageUp, .home, on: screen)
+        #expect(c.state.list.selectedRow?.key == 1)
+        c.press(.up, on: screen)
+        #expect(c.state.list.selectedRow?.key == 1)
+    }
+
+    @Test func theBenchmarkHookRuns() throws {
+        let f = try Self.generated()
+        let figures = try ConsoleBenchmark.run(ledger: f.ledger, size: ScreenSize(rows: 24, columns: 80), runs: 3)
+        #expect(figures.map(\.0).contains("console filter by transaction id, median ms"))
+        #expect(figures.allSatisfy { $0.1 > 0 })
+    }
+}

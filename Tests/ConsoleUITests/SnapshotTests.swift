@@ -1,0 +1,92 @@
+import ConsoleUI
+import Foundation
+import PurchaseStore
+import ReceiptCore
+import Testing
+
+/// Every view, at 80×24 and 160×48, in colour and monochrome, against the recorded snapshots.
+@Suite("View snapshots", .serialized)
+struct SnapshotTests {
+    static let sizes = [ScreenSize(rows: 24, columns: 80), ScreenSize(rows: 48, columns: 160)]
+
+    /// A view: how to get there from a fresh console over the fixture.
+    struct Scenario: CustomStringConvertible, Sendable {
+        let name: String
+        var readOnly = false
+        var apple: (@Sendable (HTTPRequest) -> HTTPResponse)?
+        var gated = false
+        /// Wait for the re-verification to finish before the snapshot.
+        var settle = false
+        let drive: @Sendable (ConsoleController, ConsoleFixture) throws -> Void
+
+        var description: String { name }
+    }
+
+    static let scenarios: [Scenario] = [
+        Scenario(name: "customers") { _, _ in },
+        Scenario(name: "customer-detail-focused") { c, _ in c.handle(.enter) },
+        Scenario(name: "customer-cjk") { c, _ in c.handle(.down) },
+        Scenario(name: "customer-timeline") { c, _ in c.handle(.enter); c.handle(.end) },
+        Scenario(name: "orders") { c, _ in c.handle(.character("2")) },
+        Scenario(name: "transactions") { c, _ in c.handle(.character("3")); c.handle(.end) },
+        Scenario(name: "receipts") { c, _ in c.handle(.character("4")) },
+        Scenario(name: "receipt-tree-focused") { c, _ in c.handle(.character("4")); c.handle(.enter); c.handle(.end) },
+        Scenario(name: "receipt-expanded") { c, _ in
+            c.handle(.character("4")); c.handle(.enter); c.handle(.character("*")); c.handle(.pageDown)
+        },
+        Scenario(name: "receipt-empty-in-app") { c, _ in c.handle(.character("4")); c.handle(.end) },
+        Scenario(name: "receipt-sandbox") { c, _ in c.handle(.character("4")); for _ in 0..<3 { c.handle(.down) } },
+        Scenario(name: "conflicts") { c, _ in c.handle(.character("5")) },
+        // The oldest entry: later hashes cover receipt digests, which change with the test CA's keys.
+        Scenario(name: "audit") { c, _ in c.handle(.character("6")); c.handle(.end) },
+        Scenario(name: "help") { c, _ in c.handle(.character("?")) },
+        Scenario(name: "filter-typing") { c, _ in c.handle(.character("/")); c.type("1000000359369424") },
+        Scenario(name: "filter-applied") { c, _ in
+            c.handle(.character("3")); c.handle(.character("/")); c.type("1000000359369424"); c.handle(.enter)
+        },
+        Scenario(name: "filter-qualifier") { c, _ in c.handle(.character("/")); c.type("env:sandbox"); c.handle(.enter); c.handle(.character("4")) },
+        Scenario(name: "command-line") { c, _ in c.handle(.character(":")); c.type("gra") },
+        Scenario(name: "grant-form") { c, _ in c.handle(.character("g")); c.handle(.right); c.handle(.tab); c.type("P30D") },
+        Scenario(name: "grant-empty-reason") { c, _ in
+            c.handle(.character("g")); c.handle(.tab); c.handle(.tab); c.type("   "); c.handle(.enter)
+        },
+        Scenario(name: "grant-confirm") { c, _ in
+            c.handle(.character("g")); c.handle(.tab); c.type("2025-12-31"); c.handle(.tab); c.type("outage goodwill"); c.handle(.enter)
+        },
+        Scenario(name: "revoke-form") { c, _ in c.handle(.character("x")) },
+        Scenario(name: "restore-preview") { c, _ in
+            c.handle(.down); c.handle(.down); c.handle(.character("R")); c.type("alice"); c.handle(.tab); c.type("1000000359369500")
+            c.handle(.tab); c.handle(.tab); c.type("new phone, same person"); c.handle(.enter)
+        },
+        Scenario(name: "resolve-form") { c, _ in c.handle(.character("5")); c.handle(.character("o")); c.handle(.right) },
+        Scenario(name: "import-form") { c, _ in c.handle(.character("i")); c.handle(.tab); c.type("/no/such/receipt.txt"); c.handle(.tab); c.handle(.enter) },
+        Scenario(name: "reverify-running", apple: ScriptedApple.mismatchAnswer, gated: true) { c, _ in
+            c.handle(.character("4")); c.handle(.character("r")); c.tick(); c.tick()
+        },
+        Scenario(name: "reverify-mismatch", apple: ScriptedApple.mismatchAnswer, settle: true) { c, _ in
+            c.handle(.character("4")); c.handle(.character("r"))
+        },
+        Scenario(name: "reverify-failed", apple: ScriptedApple.unavailable, settle: true) { c, _ in
+            c.handle(.character("4")); c.handle(.character("r"))
+        },
+        Scenario(name: "read-only", readOnly: true) { c, _ in c.handle(.character("g")) },
+        Scenario(name: "read-only-help", readOnly: true) { c, _ in c.handle(.character("?")) },
+        Scenario(name: "quit-confirm", apple: ScriptedApple.mismatchAnswer, gated: true) { c, _ in
+            c.handle(.character("4")); c.handle(.character("r")); c.handle(.character("q"))
+        },
+    ]
+
+    static let cases: [(Scenario, ScreenSize)] = scenarios.flatMap { scenario in sizes.map { (scenario, $0) } }
+
+    @Test("snapshot", arguments: cases)
+    func snapshot(_ scenario: Scenario, _ size: ScreenSize) async throws {
+        let fixture = try ConsoleFixture()
+        let transport = scenario.apple.map { answer in ScriptedApple(gated: scenario.gated) { answer($0) } }
+        let (controller, _) = fixture.console(size: size, readOnly: scenario.readOnly, apple: try transport?.service())
+        try scenario.drive(controller, fixture)
+        if scenario.settle { #expect(await controller.settle()) }
+        Snapshot.check(scenario.name, controller, size: size)
+        transport?.open()
+        await controller.settle()
+    }
+}

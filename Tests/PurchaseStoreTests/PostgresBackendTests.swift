@@ -1,0 +1,144 @@
+import Foundation
+@testable import PurchaseStore
+import Testing
+
+@Suite("PostgreSQL backend: SQL text, values, errors, transactions")
+struct PostgresBackendTests {
+    @Test func placeholdersAreNumberedOutsideQuotesAndComments() {
+        let (text, count) = PostgresSQLText.numberingPlaceholders("""
+            SELECT '?', "a?b", x FROM t -- what?
+            WHERE a = ? AND b = 'it''s ?' /* ? */ AND c = ? AND d = $q$?$q$ AND e = ?
+            """)
+        #expect(count == 3)
+        #expect(text == """
+            SELECT '?', "a?b", x FROM t -- what?
+            WHERE a = $1 AND b = 'it''s ?' /* ? */ AND c = $2 AND d = $q$?$q$ AND e = $3
+            """)
+        #expect(PostgresSQLText.numberingPlaceholders("INSERT INTO t VALUES (?, ?, ?)").text == "INSERT INTO t VALUES ($1, $2, $3)")
+        #expect(PostgresSQLText.numberingPlaceholders("SELECT 'unterminated ?").count == 0)
+    }
+
+    @Test func byteaHexIsDecoded() {
+        let decoded = Array("\\x00ff10Ab".utf8).withUnsafeBytes { PostgresRowDecoder.hexBytes($0) }
+        #expect(decoded == [0x00, 0xFF, 0x10, 0xAB])
+        #expect(Array("\\x0".utf8).withUnsafeBytes { PostgresRowDecoder.hexBytes($0) } == nil)
+        #expect(Array("\\xzz".utf8).withUnsafeBytes { PostgresRowDecoder.hexBytes($0) } == nil)
+    }
+
+    @Test func onlyPostgresURLsSelectPostgres() {
+        #expect(PostgresDatabase.isURL("postgres://db.example/receipts"))
+        #expect(PostgresDatabase.isURL("PostgreSQL://u@h:5432/d?sslmode=require"))
+        #expect(!PostgresDatabase.isURL("/var/lib/receiptdesk/postgres://x.sqlite"))
+        #expect(!PostgresDatabase.isURL("purchases.sqlite"))
+        #expect(PostgresDatabase.urlHasPassword("postgresql://mei:s3cret@db.example:5432/receipts"))
+        #expect(PostgresDatabase.urlHasPassword("postgresql://db.example/receipts?sslmode=require&password=s3cret"))
+        #expect(!PostgresDatabase.urlHasPassword("postgresql://mei@db.example:5432/receipts?sslmode=require"))
+        #expect(!PostgresDatabase.urlHasPassword("postgresql://[::1]:5432/receipts"))
+    }
+
+    @Test func anUnreachableServerIsOneLineNamingHostAndPort() throws {
+        let start = Date()
+        do {
+            _ = try PurchaseDatabase.open("postgresql://operator:s3cret-pw@127.0.0.1:1/receipts")
+            Issue.record("connected to port 1")
+        } catch let error as StoreError {
+            #expect(error.code == .cannotOpen)
+            #expect(error.reason.contains("127.0.0.1:1"), "\(error.reason)")
+            #expect(error.reason.contains("/receipts"))
+            #expect(!error.reason.contains("\n"))
+            #expect(!error.reason.contains("s3cret"), "the password never appears")
+            #expect(!error.reason.contains("operator"), "nor the user")
+        }
+        #expect(Date().timeIntervalSince(start) < 5)
+    }
+
+    @Test(.enabled(if: PostgresTestServer.url != nil, PostgresTestServer.skipped))
+    func valuesRoundTripWithTheKindsSQLiteGives() throws {
+        let scratch = try ScratchDatabase(.postgres)
+        let database = try PostgresDatabase(url: scratch.location)
+        #expect(!database.location.contains("postgres@"))
+        #expect(database.location.contains("127.0.0.1:"))
+        try database.execute("CREATE TABLE kv (k TEXT PRIMARY KEY, i BIGINT, small INTEGER, r DOUBLE PRECISION, b BYTEA, t TEXT)", [])
+        let blob: [UInt8] = [0, 1, 2, 0xFF, 0x5C, 0x78]
+        let text = "it's \"quoted\"; ? DROP TABLE kv; -- ünïcødé ✓"
+        #expect(try database.execute("INSERT INTO kv VALUES (?, ?, ?, ?, ?, ?)",
+                                     [.text("a"), .integer(9_000_000_000), .integer(-7), .real(2.5), .blob(blob), .text(text)]) == 1)
+        try database.execute("INSERT INTO kv (k, b) VALUES (?, ?)", [.text("empty"), .blob([])])
+        let row = try #require(try database.queryFirst("SELECT * FROM kv WHERE k = ?", [.text("a")]))
+        #expect(row["i"] == .integer(9_000_000_000))
+        #expect(row["small"] == .integer(-7))
+        #expect(row["r"] == .real(2.5))
+        #expect(row["b"] == .blob(blob))
+        #expect(row["t"] == .text(text))
+        #expect(try database.queryFirst("SELECT b, t FROM kv WHERE k = 'empty'", [])?.values == [.blob([]), .null])
+        #expect(try database.queryFirst("SELECT count(*) AS n, sum(i) AS s, 1 = 1 AS yes FROM kv", [])?.values
+                == [.integer(2), .integer(9_000_000_000), .integer(1)])
+        #expect(throws: StoreError(.invalidInput, "")) { try database.execute("INSERT INTO kv (k) VALUES (?)", [.text("nul\u{0}byte")]) }
+        #expect(throws: StoreError(.sql, "")) { try database.execute("INSERT INTO kv (k) VALUES (?)", []) }
+    }
+
+    @Test(.enabled(if: PostgresTestServer.url != nil, PostgresTestServer.skipped))
+    func transactionsCommitRollBackAndNest() throws {
+        let scratch = try ScratchDatabase(.postgres)
+        let database = try PostgresDatabase(url: scratch.location)
+        try database.execute("CREATE TABLE kv (k TEXT PRIMARY KEY, v BIGINT NOT NULL)", [])
+        try database.writeTransaction {
+            try database.execute("INSERT INTO kv VALUES ('a', 1)", [])
+            try database.writeTransaction { try database.execute("INSERT INTO kv VALUES ('b', 2)", []) }
+        }
+        struct Oops: Error {}
+        #expect(throws: Oops.self) {
+            try database.writeTransaction {
+                try database.execute("INSERT INTO kv VALUES ('c', 3)", [])
+                throw Oops()
+            }
+        }
+        // A duplicate key: rolled back whole (after the retries), reported as a constraint.
+        #expect(throws: StoreError(.constraint, "")) {
+            try database.writeTransaction {
+                try database.execute("INSERT INTO kv VALUES ('d', 4)", [])
+                try database.execute("INSERT INTO kv VALUES ('a', 5)", [])
+            }
+        }
+        // A body that swallows a failed statement cannot commit what PostgreSQL abandoned.
+        #expect(throws: StoreError.self) {
+            try database.writeTransaction {
+                try database.execute("INSERT INTO kv VALUES ('e', 6)", [])
+                _ = try? database.execute("INSERT INTO kv VALUES ('a', 7)", [])  // the failure under test
+            }
+        }
+        #expect(try database.query("SELECT k FROM kv ORDER BY k", []).compactMap { $0.string("k") } == ["a", "b"])
+        #expect(throws: StoreError(.constraint, "")) { try database.execute("INSERT INTO kv VALUES ('a', 1)", []) }
+        #expect(throws: StoreError(.constraint, "")) { try database.execute("INSERT INTO kv (k) VALUES ('z')", []) }
+    }
+
+    @Test(arguments: TestBackend.available)
+    func aSavepointUndoesAFailedStatementAndTheTransactionGoesOn(_ backend: TestBackend) throws {
+        let scratch = try ScratchDatabase(backend)
+        let database = try scratch.open()
+        try database.execute("CREATE TABLE kv (k TEXT PRIMARY KEY)", [])
+        try database.writeTransaction {
+            try database.execute("INSERT INTO kv VALUES ('a')", [])
+            #expect(throws: StoreError(.constraint, "")) {
+                try database.savepoint { try database.execute("INSERT INTO kv VALUES ('a')", []) }
+            }
+            try database.savepoint { try database.execute("INSERT INTO kv VALUES ('b')", []) }
+            try database.execute("INSERT INTO kv VALUES ('c')", [])
+        }
+        #expect(try database.query("SELECT k FROM kv ORDER BY k", []).compactMap { $0.string("k") } == ["a", "b", "c"])
+    }
+
+    @Test(.enabled(if: PostgresTestServer.url != nil, PostgresTestServer.skipped))
+    func aWriterWaitingLongerThanTheBusyTimeoutIsBusy() throws {
+        let scratch = try ScratchDatabase(.postgres)
+        let holder = try PostgresDatabase(url: scratch.location)
+        let waiter = try PostgresDatabase(url: scratch.location)
+        try waiter.execute("SET lock_timeout = '200ms'", [])
+        try holder.writeTransaction {
+            let start = Date()
+            #expect(throws: StoreError(.busy, "")) { try waiter.writeTransaction { } }
+            #expect(Date().timeIntervalSince(start) < 5)
+        }
+        try waiter.writeTransaction { }  // free again
+    }
+}

@@ -1,0 +1,123 @@
+import Foundation
+import PurchaseStore
+import ReceiptCore
+import Testing
+
+/// The live team view: change notifications, and actions refused when the row changed meanwhile.
+@Suite("Live team view: change feed and optimistic concurrency")
+struct PostgresLiveTeamTests {
+    @Test(.enabled(if: PostgresTestServer.url != nil, PostgresTestServer.skipped))
+    func everyCommittedChangeIsAnnouncedToOtherConsoles() throws {
+        let f = try BackendLedgerFixture(.postgres)
+        let console = try PostgresDatabase(url: f.scratch.location)
+        try console.listenForChanges()
+        let quiet = Date()
+        #expect(try console.waitForChange(timeout: 0.2) == nil)
+        #expect(Date().timeIntervalSince(quiet) >= 0.19)
+
+        try f.ledger.addCustomer("alice", isTester: false, operatorName: "mei")
+        let changes = try #require(try console.waitForChange(timeout: 5))
+        #expect(changes.contains("customers:alice"))
+        #expect(changes.contains("audit_log:1"))
+
+        let grant = try f.ledger.grant(customer: "alice", entitlement: "pro", until: nil, reason: "goodwill", operatorName: "mei")
+        let granted = try #require(try console.waitForChange(timeout: 5))
+        #expect(granted.contains("grants:\(grant.grantId)"))
+        #expect(granted.contains("entitlements:alice"))
+
+        // A rolled-back change announces nothing.
+        struct Abandon: Error {}
+        _ = try? f.database.writeTransaction {  // the error is the point: the change is abandoned
+            try f.database.execute("INSERT INTO customers (customer_id, is_tester, created_at, updated_at) VALUES ('ghost', 0, 'x', 'x')", [])
+            throw Abandon()
+        }
+        #expect(try console.waitForChange(timeout: 0.3) == nil)
+
+        // Another receiptdesk database on the same server (another schema) is not this one.
+        let elsewhere = try BackendLedgerFixture(.postgres)
+        try elsewhere.ledger.addCustomer("zed", isTester: false, operatorName: "li")
+        #expect(try console.waitForChange(timeout: 0.3) == nil)
+
+        // The console's session is dropped: it comes back and says to reload everything, then listens on.
+        let pid = try #require(try console.queryFirst("SELECT pg_backend_pid() AS pid", [])?.int("pid"))
+        try PostgresFaultTests.terminate(pid, using: f.database)
+        #expect(try console.waitForChange(timeout: 5) == ["*"])
+        try f.ledger.addCustomer("bob", isTester: false, operatorName: "mei")
+        #expect(try console.waitForChange(timeout: 5)?.contains("customers:bob") == true)
+    }
+
+    @Test(arguments: TestBackend.available)
+    func theChangeFeedOfEitherBackendWakesWithinASecond(_ backend: TestBackend) throws {
+        let f = try BackendLedgerFixture(backend)
+        let feed = ChangeFeeds.make(for: try f.scratch.open())
+        #expect(try feed.waitForChange(timeout: 0.1) == nil)
+        try f.ledger.addCustomer("alice", isTester: false, operatorName: "mei")
+        let start = Date()
+        let changes = try #require(try feed.waitForChange(timeout: 5))
+        #expect(Date().timeIntervalSince(start) < 1)
+        #expect(changes.contains("audit_log:1"))
+    }
+
+    @Test(arguments: TestBackend.available)
+    func anActionOnARowSomeoneElseChangedIsRefusedWithWhatChanged(_ backend: TestBackend) throws {
+        let f = try BackendLedgerFixture(backend)
+        try f.ledger.createOrder("ORD-1", customer: "alice", product: "com.example.pro.monthly", operatorName: "mei")
+        let seen = try #require(try RowGuard.snapshot(f.database, .orders, key: "ORD-1"))
+        #expect(seen.version == 1)
+
+        // Meanwhile another operator, on another connection, pays the order.
+        let colleague = f.makeLedger(try f.scratch.open())
+        _ = try colleague.importArtefact(try f.receipt([LedgerFixture.purchase("7001")]), customer: "alice", orderId: "ORD-1",
+                                         source: "test", operatorName: "li")
+        let before = try f.dump()
+        do {
+            try RowGuard.perform(f.database, unchanged: [seen]) {
+                _ = try f.ledger.recordFailedPayment("ORD-1", reason: "card declined", operatorName: "mei")
+            }
+            Issue.record("the stale action was applied")
+        } catch let error as StoreError {
+            #expect(error.code == .invalidRequest)
+            #expect(error.reason.contains("order ORD-1 was changed by someone else"), "\(error.reason)")
+            #expect(error.reason.contains("status pending → paid"), "\(error.reason)")
+            #expect(error.reason.contains("transaction_id – → 7001"), "\(error.reason)")
+        }
+        #expect(try f.dump() == before, "nothing was written")
+        #expect(try RowGuard.changes(f.database, since: seen)?.map(\.column) == ["status", "transaction_id", "version"])
+
+        // Looking again, the operator acts on what is there now.
+        let fresh = try #require(try RowGuard.snapshot(f.database, .orders, key: "ORD-1"))
+        #expect(try RowGuard.changes(f.database, since: fresh) == nil)
+        try RowGuard.perform(f.database, unchanged: [fresh]) {
+            try f.ledger.revoke(customer: "alice", entitlement: "pro", reason: "chargeback", operatorName: "mei")
+        }
+        #expect(try AuditLog.verify(f.database).isIntact)
+    }
+
+    @Test(arguments: TestBackend.available)
+    func rowsWithoutAVersionAreComparedWholeAndRemovedRowsAreNamed(_ backend: TestBackend) throws {
+        let f = try BackendLedgerFixture(backend)
+        try f.ledger.addCustomer("alice", isTester: false, operatorName: "mei")
+        let grant = try f.ledger.grant(customer: "alice", entitlement: "pro", until: nil, reason: "goodwill", operatorName: "mei")
+        let seen = try #require(try RowGuard.snapshot(f.database, .grants, key: String(grant.grantId)))
+        #expect(seen.version == nil)
+        try f.makeLedger(try f.scratch.open()).revoke(customer: "alice", grantId: grant.grantId, reason: "abuse", operatorName: "li")
+        #expect(throws: StoreError(.invalidRequest, "")) {
+            try RowGuard.perform(f.database, unchanged: [seen]) {
+                try f.ledger.revoke(customer: "alice", grantId: grant.grantId, reason: "mine", operatorName: "mei")
+            }
+        }
+        let reasons = try #require(try RowGuard.changes(f.database, since: seen)).map(\.description)
+        #expect(reasons.contains("revoked_by – → li"))
+
+        let order = try f.ledger.createOrder("ORD-9", customer: "alice", product: "p", operatorName: "mei")
+        let orderSeen = try #require(try RowGuard.snapshot(f.database, .orders, key: order.order.orderId))
+        try f.database.execute("DELETE FROM orders WHERE order_id = 'ORD-9'", [])
+        do {
+            try RowGuard.perform(f.database, unchanged: [orderSeen]) {}
+            Issue.record("a removed row passed")
+        } catch let error as StoreError {
+            #expect(error.reason.contains("order ORD-9 was removed"))
+        }
+        #expect(try RowGuard.snapshot(f.database, .customers, key: "nobody") == nil)
+    }
+}
