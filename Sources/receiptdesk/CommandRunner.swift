@@ -42,6 +42,11 @@ enum CommandRunner {
     """
 
     static func run(_ arguments: [String]) -> ExitStatus {
+        // No subcommand (only options such as --db or --read-only) on a terminal: the console.
+        let onTerminal = isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1
+        if onTerminal, arguments.first.map({ $0.hasPrefix("--") && $0 != "--help" }) ?? true {
+            return run(["console"] + arguments)
+        }
         guard let command = arguments.first else {
             print(usage)
             return .usage
