@@ -12,6 +12,7 @@
 #include <locale.h>
 #include <langinfo.h>
 #include <signal.h>
+#include <pthread.h>
 #include <string.h>
 #include <stdlib.h>
 #include <wchar.h>
@@ -89,6 +90,12 @@ static void cn_restore_and_reraise(int signal_number) {
 
 static inline void cn_install_restoring_handlers(void) {
     const int signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP };
+    /* A parent may hand down a mask that blocks them (a process spawned from a thread pool):
+       this thread takes them, so the handler runs and the terminal is restored. */
+    sigset_t handled;
+    sigemptyset(&handled);
+    for (unsigned i = 0; i < sizeof signals / sizeof signals[0]; i++) sigaddset(&handled, signals[i]);
+    pthread_sigmask(SIG_UNBLOCK, &handled, NULL);
     for (unsigned i = 0; i < sizeof signals / sizeof signals[0]; i++) {
         struct sigaction action;
         memset(&action, 0, sizeof action);

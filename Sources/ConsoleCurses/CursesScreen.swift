@@ -23,7 +23,8 @@ public final class CursesScreen: Screen {
         ScreenSize(rows: Int(getmaxy(cn_stdscr())), columns: Int(getmaxx(cn_stdscr())))
     }
 
-    public var size: ScreenSize { buffer.size }
+    /// The terminal's size now (the back buffer follows at the next `clear`).
+    public var size: ScreenSize { CursesScreen.terminalSize() }
 
     public func clear() {
         let current = CursesScreen.terminalSize()

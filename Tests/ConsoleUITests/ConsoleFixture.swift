@@ -59,6 +59,7 @@ final class ConsoleFixture {
 
     /// alice: a monthly subscription renewed three times, coins, an order, a manual grant;
     /// 王小明: a CJK product; bob: a sandbox receipt; carol claims bob's transaction (a conflict);
+    /// alice again: a newer receipt repeating a transaction (a duplicate callback);
     /// dave: a receipt with an empty purchase list.
     func populate() throws {
         try ledger.addCustomer("alice", isTester: false, operatorName: "mei")
@@ -86,6 +87,12 @@ final class ConsoleFixture {
                                  created: "2025-05-21T00:01:00Z")
         _ = try ledger.importArtefact(shared, customer: "carol", source: "app", operatorName: "mei")
         _ = try ledger.importArtefact(shared, customer: "erin", source: "app", operatorName: "li")
+        // alice's app sends a newer receipt: one purchase already recorded (a duplicate callback), one new.
+        let newer = try receipt([
+            Self.purchase("1000000359369424", "com.example.pro.monthly", bought: "2025-02-01T00:00:00Z", expires: "2025-03-01T00:00:00Z", type: 3),
+            Self.purchase("1000000359369600", "com.example.coins.100", bought: "2025-05-24T00:00:00Z", type: 1),
+        ], created: "2025-05-24T00:01:00Z")
+        _ = try ledger.importArtefact(newer, customer: "alice", source: "app", operatorName: "mei")
         let empty = try receipt([], created: "2025-05-25T00:00:00Z")
         _ = try ledger.importArtefact(empty, customer: "dave", source: "app", operatorName: "mei")
     }

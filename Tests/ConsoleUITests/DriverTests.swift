@@ -66,7 +66,7 @@ struct DriverTests {
         c.press(.character(":"), on: screen)
         c.typeText("filter alice", on: screen)
         c.press(.enter, on: screen)
-        #expect(c.state.list.rows.count == 4, "add, two imports and the grant: the entries whose target is alice")
+        #expect(c.state.list.rows.count == 5, "add, three imports and the grant: the entries whose target is alice")
         c.press(.character(":"), on: screen)
         c.typeText("quit", on: screen)
         c.press(.enter, on: screen)
@@ -95,7 +95,7 @@ struct DriverTests {
         c.press(.tab, .tab, .tab, on: screen)
         c.typeText("same person, new account", on: screen)
         c.press(.enter, on: screen)
-        #expect(screen.text.contains("would move 4 transaction(s)"))
+        #expect(screen.text.contains("would move 5 transaction(s)"))
         let before = try f.dump()
         c.press(.character("n"), on: screen)
         #expect(screen.text.contains("nothing changed"))
@@ -105,8 +105,8 @@ struct DriverTests {
         c.press(.tab, .tab, .tab, on: screen)
         c.typeText("same person, new account", on: screen)
         c.press(.enter, .character("y"), on: screen)
-        #expect(screen.text.contains("restored to bob: moved 4"))
-        #expect(try count(f, "SELECT count(*) AS n FROM transactions WHERE customer_id = 'bob'") == 5)
+        #expect(screen.text.contains("restored to bob: moved 5"))
+        #expect(try count(f, "SELECT count(*) AS n FROM transactions WHERE customer_id = 'bob'") == 6)
     }
 
     @Test func resolveAConflictByChoosingTheOwner() throws {
@@ -135,7 +135,7 @@ struct DriverTests {
         c.press(.tab, .enter, on: screen)
         #expect(screen.text.contains("5000000000000001"))
         c.press(.character("y"), on: screen)
-        #expect(screen.text.contains("imported receipt #7 for alice: 1 recorded"))
+        #expect(screen.text.contains("imported receipt #8 for alice: 1 recorded"))
         let file = f.directory.appendingPathComponent("receipt.txt")
         let another = try f.receipt([ConsoleFixture.purchase("5000000000000002", "com.example.coins.100", bought: "2025-05-31T00:00:00Z", type: 1)],
                                     created: "2025-05-31T00:01:00Z")

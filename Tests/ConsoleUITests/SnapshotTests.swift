@@ -35,6 +35,7 @@ struct SnapshotTests {
             c.handle(.character("4")); c.handle(.enter); c.handle(.character("*")); c.handle(.pageDown)
         },
         Scenario(name: "receipt-empty-in-app") { c, _ in c.handle(.character("4")); c.handle(.end) },
+        Scenario(name: "receipt-duplicate-callback") { c, _ in c.handle(.character("4")); c.handle(.end); c.handle(.up) },
         Scenario(name: "receipt-sandbox") { c, _ in c.handle(.character("4")); for _ in 0..<3 { c.handle(.down) } },
         Scenario(name: "conflicts") { c, _ in c.handle(.character("5")) },
         // The oldest entry: later hashes cover receipt digests, which change with the test CA's keys.

@@ -48,8 +48,12 @@ enum DetailLoader {
         do {
             let artefact = try ReceiptDecoder.decode(stored.raw)
             let summary = artefact.summary
-            return ReceiptDetail(stored: stored, environment: summary.environment, verdict: ledger.verifier.verify(artefact),
-                                 tree: artefact.tree(now: now), purchases: summary.purchases, decodeError: nil)
+            var detail = ReceiptDetail(stored: stored, environment: summary.environment, verdict: ledger.verifier.verify(artefact),
+                                       tree: artefact.tree(now: now), purchases: summary.purchases, decodeError: nil)
+            for id in summary.purchases.prefix(200).compactMap(\.transactionId) {
+                if let record = try? ledger.transaction(id) { detail.recorded[id] = record }  // unreadable: shown as never recorded
+            }
+            return detail
         } catch {
             return ReceiptDetail(stored: stored, environment: nil, verdict: nil, tree: nil, purchases: [],
                                  decodeError: ConsoleFailure(error).message)

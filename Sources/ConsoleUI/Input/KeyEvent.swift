@@ -43,6 +43,7 @@ public enum KeyEvent: Sendable, Equatable, CustomStringConvertible {
 
 /// A mouse action at a cell.
 public struct MouseEvent: Sendable, Equatable {
+    /// A click of the first button, or the wheel turned.
     public enum Kind: String, Sendable {
         case click, wheelUp, wheelDown
     }
@@ -62,6 +63,7 @@ public struct MouseEvent: Sendable, Equatable {
 /// curses does not translate: CSI and SS3 cursor keys, Home/End/PgUp/PgDn/Delete in their
 /// `ESC [ n ~` forms, and Shift-Tab. Returns nil for anything else.
 public enum KeySequenceDecoder {
+    /// The key `sequence` (the characters after ESC) stands for, or nil.
     public static func decode(_ sequence: String) -> KeyEvent? {
         switch sequence {
         case "[A", "OA": return .up

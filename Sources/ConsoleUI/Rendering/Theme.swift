@@ -66,12 +66,16 @@ public struct Theme: Sendable, Equatable {
         case colour256, colour8, monochrome
     }
 
+    /// What it draws with.
     public let palette: Palette
 
     public init(_ palette: Palette) { self.palette = palette }
 
+    /// Meanings as 256-colour palette entries.
     public static let colour256 = Theme(.colour256)
+    /// Meanings as the eight standard colours (amber warnings in bold yellow).
     public static let colour8 = Theme(.colour8)
+    /// No colour: bold, underline and dim in its place; the words carry the meaning.
     public static let monochrome = Theme(.monochrome)
 
     /// The theme for a terminal with `colors` colours; monochrome when `noColor` (the `NO_COLOR`

@@ -47,6 +47,8 @@ struct ReceiptDetail {
     let purchases: [Purchase]
     /// Why the stored bytes did not decode, when they did not.
     let decodeError: String?
+    /// The ledger's record of each purchase in it, by transaction id (absent: never recorded).
+    var recorded: [String: TransactionRecord] = [:]
 }
 
 /// Everything the customer view shows.

@@ -78,17 +78,21 @@ enum ConsoleFormat {
     }
 
     /// Words of `text` laid out in lines of at most `width` columns (long words are cut).
-    static func wrap(_ text: String, width: Int) -> [String] {
-        guard width > 4 else { return [DisplayWidth.truncate(text, to: max(1, width))] }
+    static func wrap(_ text: String, width: Int) -> [String] { wrap(text, first: width, rest: width) }
+
+    /// Words of `text` in lines of at most `first` columns for the first line, `rest` after.
+    static func wrap(_ text: String, first: Int, rest: Int) -> [String] {
+        guard first > 4, rest > 4 else { return [DisplayWidth.truncate(text, to: max(1, first))] }
         var lines: [String] = []
         var current = ""
         for word in text.split(separator: " ", omittingEmptySubsequences: true).map(String.init) {
             let candidate = current.isEmpty ? word : current + " " + word
+            let width = lines.isEmpty ? first : rest
             if DisplayWidth.of(candidate) <= width {
                 current = candidate
             } else {
                 if !current.isEmpty { lines.append(current) }
-                current = DisplayWidth.truncate(word, to: width)
+                current = DisplayWidth.truncate(word, to: lines.isEmpty ? first : rest)
             }
         }
         if !current.isEmpty || lines.isEmpty { lines.append(current) }

@@ -37,11 +37,9 @@ enum ReceiptDetailView {
         // The verdict and the chain it saw.
         if let verdict = r.verdict {
             let mark = ConsoleFormat.verdict(verdict.status.rawValue)
-            lines += DetailLines.paragraph(verdict.reason, width: width, indent: 1, style: .plain,
-                                           first: String(repeating: " ", count: mark.width + 2))
-                .enumerated().map { index, line in
-                    index == 0 ? DetailLine([Span(" "), mark, Span("  ")] + line.spans.dropFirst()) : line
-                }
+            for (index, text) in ConsoleFormat.wrap(verdict.reason, first: width - 3 - mark.width, rest: width - 3).enumerated() {
+                lines.append(DetailLine(index == 0 ? [Span(" "), mark, Span("  " + text)] : [Span("   " + text)]))
+            }
             if !verdict.chain.isEmpty {
                 lines += DetailLines.paragraph(verdict.chain.joined(separator: " ← "), width: width, indent: 3, style: .muted, first: "chain: ")
             }
@@ -69,6 +67,28 @@ enum ReceiptDetailView {
         for (place, warning) in warnings where warning.kind != .sandbox {
             if places[warning.message] == nil { order.append(warning.message) }
             places[warning.message, default: []] += place.isEmpty ? [] : [place]
+        }
+        // What the ledger made of its purchases: callbacks seen before, purchases bound to no order.
+        var unbound = 0
+        for purchase in r.purchases {
+            guard let id = purchase.transactionId, let recorded = r.recorded[id] else { continue }
+            if recorded.firstReceiptId != record.receiptId {
+                order.append("duplicate callback: transaction \(id) was first recorded from receipt #\(recorded.firstReceiptId); it was not recorded again")
+            }
+            if recorded.binding == "ambiguous" {
+                order.append("unbound order: transaction \(id) fits more than one order; an operator must choose")
+            } else if recorded.orderId == nil {
+                unbound += 1
+            }
+            if let customer = record.customerId, recorded.customerId != customer {
+                order.append("transaction \(id) belongs to \(recorded.customerId), not to \(customer) (see Conflicts)")
+            }
+        }
+        if unbound > 0 {
+            let text = r.purchases.count == 1 ? "its purchase is bound to no merchant order"
+                : unbound == r.purchases.count ? "none of its \(unbound) purchases is bound to a merchant order"
+                : "\(unbound) of its \(r.purchases.count) purchases are bound to no merchant order"
+            order.append("unbound order: " + text)
         }
         for message in order {
             let where_ = places[message] ?? []

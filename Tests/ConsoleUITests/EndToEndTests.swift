@@ -1,0 +1,128 @@
+import Foundation
+import Glibc
+import PurchaseStore
+import ReceiptCore
+import Testing
+
+/// Whether tmux is there to run the end-to-end test in (the Makefile installs it).
+func tmuxIsInstalled() -> Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux") }
+
+/// The real binary in tmux (its own server socket, so no other session is touched): a fresh demo
+/// database at 100×30; filter to a customer, open a receipt, re-verify it, grant an entitlement
+/// with a reason, quit; then the database and the audit log hold exactly that grant and the
+/// terminal is back in its normal mode.
+@Suite("End to end in tmux", .serialized, .enabled(if: tmuxIsInstalled()))
+struct EndToEndTests {
+    static var binary: URL {
+        let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("receiptdesk")
+        if FileManager.default.isExecutableFile(atPath: beside.path) { return beside }
+        return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent(".build/debug/receiptdesk")
+    }
+
+    /// One tmux server of our own.
+    final class Tmux {
+        let socket = "receiptdesk-e2e-\(getpid())-\(UUID().uuidString.prefix(8))"
+
+        /// Runs a tmux client through the shell and waits for it (`system`, not `Process`: the
+        /// client forks the server and a `Process` was seen never to notice the client's exit).
+        @discardableResult
+        func run(_ arguments: [String]) throws -> String {
+            let output = FileManager.default.temporaryDirectory.appendingPathComponent("tmux-\(UUID().uuidString).out")
+            defer { try? FileManager.default.removeItem(at: output) }  // best effort
+            let quoted = (["/usr/bin/tmux", "-L", socket] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+            let status = system(quoted.joined(separator: " ") + " </dev/null >'\(output.path)' 2>/dev/null")
+            guard status != -1 else { throw CocoaError(.executableLoad) }
+            return (try? String(contentsOf: output, encoding: .utf8)) ?? ""  // no output: empty
+        }
+
+        func capture() -> String { (try? run(["capture-pane", "-p", "-t", "e2e"])) ?? "" }  // no pane yet: empty
+
+        func keys(_ keys: String...) throws { try run(["send-keys", "-t", "e2e"] + keys) }
+
+        /// Waits until the pane shows `text`; returns the pane.
+        func wait(for text: String, seconds: Double = 20) -> String? {
+            let deadline = Date().addingTimeInterval(seconds)
+            repeat {
+                let pane = capture()
+                if pane.contains(text) { return pane }
+                usleep(100_000)
+            } while Date() < deadline
+            return nil
+        }
+
+        deinit { _ = try? run(["kill-server"]) }  // our own server only; gone already is fine
+    }
+
+    @Test func filterOpenReverifyGrantQuit() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("console-e2e-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }  // best effort
+        let db = folder.appendingPathComponent("purchases.sqlite").path
+        let demo = Process()
+        demo.executableURL = Self.binary
+        demo.arguments = ["demo", "--db", db]
+        demo.standardOutput = Pipe()
+        demo.standardError = Pipe()
+        try demo.run()
+        demo.waitUntilExit()
+        try #require(demo.terminationStatus == 0, "receiptdesk demo failed")
+
+        let database = try SQLiteDatabase(path: db, create: false)
+        let customer = try #require(try database.queryFirst("""
+            SELECT customer_id FROM receipts WHERE customer_id LIKE 'cust-%' AND format = 'unified' AND verdict = 'valid'
+            ORDER BY customer_id LIMIT 1
+            """, [])?.string("customer_id"))
+        let grantsBefore = try database.queryFirst("SELECT count(*) AS n FROM grants", [])?.int("n") ?? -1
+        let auditBefore = try database.queryFirst("SELECT max(seq) AS n FROM audit_log", [])?.int("n") ?? 0
+
+        let tmux = Tmux()
+        // RECEIPTDESK_CONSOLE_BINARY runs another build of the console (a debugging aid).
+        let console = ProcessInfo.processInfo.environment["RECEIPTDESK_CONSOLE_BINARY"] ?? Self.binary.path
+        let command = "env RECEIPTDESK_DB='\(db)' RECEIPTDESK_CONFIG='\(folder.appendingPathComponent("config.json").path)' USER=e2e-operator "
+            + "'\(console)'; echo __EXIT=$?; stty -a | tr ' ;' '\\n\\n' | grep -x -e icanon -e -icanon -e echo -e -echo; sleep 60"
+        try tmux.run(["new-session", "-d", "-s", "e2e", "-x", "100", "-y", "30", command])
+        guard tmux.wait(for: "Customers") != nil else {
+            Issue.record("the console did not open (receiptdesk with no subcommand on a terminal); the pane shows:\n\(tmux.capture())")
+            return
+        }
+        try tmux.keys("/")
+        try tmux.keys("-l", customer)
+        try tmux.keys("Enter")
+        #expect(tmux.wait(for: "filtered:") != nil, "the filter was not applied:\n\(tmux.capture())")
+        try tmux.keys("4")
+        #expect(tmux.wait(for: "Receipts filtered:") != nil && tmux.capture().contains("· unified receipt"),
+                "no receipt of \(customer):\n\(tmux.capture())")
+        try tmux.keys("Enter")
+        #expect(tmux.wait(for: "▾ unified receipt") != nil)
+        try tmux.keys("r")
+        #expect(tmux.wait(for: "Apple's answer", seconds: 30) != nil, "no answer from the simulator:\n\(tmux.capture())")
+        try tmux.keys("g")
+        #expect(tmux.wait(for: "Grant an entitlement to \(customer)") != nil)
+        try tmux.keys("Tab")
+        try tmux.keys("Tab")
+        try tmux.keys("-l", "end-to-end goodwill")
+        try tmux.keys("Enter")
+        #expect(tmux.wait(for: "Grant: confirm") != nil, "no confirmation:\n\(tmux.capture())")
+        try tmux.keys("y")
+        #expect(tmux.wait(for: "granted") != nil, "the grant was not applied:\n\(tmux.capture())")
+        try tmux.keys("q")
+        try #require(tmux.wait(for: "__EXIT=0") != nil, "the console did not exit cleanly:\n\(tmux.capture())")
+        let after = try #require(tmux.wait(for: "echo", seconds: 5), "no terminal modes after the exit:\n\(tmux.capture())")
+        #expect(after.contains("\nicanon") && after.contains("\necho") && !after.contains("-icanon") && !after.contains("-echo"),
+                "the terminal was not restored:\n\(after)")
+        #expect(!after.contains("Customers"), "the console's screen is still up")
+
+        let grants = try database.query("SELECT * FROM grants", [])
+        #expect(Int64(grants.count) == grantsBefore + 1)
+        let grant = try #require(grants.last)
+        #expect(grant.string("customer_id") == customer && grant.string("reason") == "end-to-end goodwill" && grant.string("granted_by") == "e2e-operator")
+        let entries = try database.query("SELECT * FROM audit_log WHERE seq > ? ORDER BY seq", [.integer(auditBefore)])
+        let grantEntries = entries.filter { $0.string("action") == "grant" }
+        #expect(grantEntries.count == 1)
+        #expect(grantEntries.first?.string("target") == "customer:\(customer)")
+        #expect(grantEntries.first?.string("details")?.contains("end-to-end goodwill") == true)
+        #expect(Set(entries.compactMap { $0.string("action") }).isSubset(of: ["grant", "reverify"]), "only the re-verification and the grant")
+        #expect(try AuditLog.verify(database).isIntact)
+    }
+}
