@@ -48,11 +48,17 @@ test: deps
 bench: release
 	$(BIN_RELEASE) bench
 
-# Builds the demo database (through the built-in simulator) when absent and shows it.
+# Builds the demo database (through the built-in simulator) when absent and opens the console on
+# it; without a terminal (a pipe, CI) it prints the demo's conflicts and one customer instead.
 run: build
 	@[ -f $(DEMO_DB) ] || $(BIN_DEBUG) demo --db $(DEMO_DB)
-	$(BIN_DEBUG) conflicts --db $(DEMO_DB) --config $(DEMO_CONFIG)
-	$(BIN_DEBUG) customer show 王小明 --db $(DEMO_DB) --config $(DEMO_CONFIG)
+	@if [ -t 0 ] && [ -t 1 ]; then \
+	  $(BIN_DEBUG) console --db $(DEMO_DB) --config $(DEMO_CONFIG); \
+	else \
+	  echo "no terminal: showing the demo database instead of opening the console"; \
+	  $(BIN_DEBUG) conflicts --db $(DEMO_DB) --config $(DEMO_CONFIG) && \
+	  $(BIN_DEBUG) customer show 王小明 --db $(DEMO_DB) --config $(DEMO_CONFIG); \
+	fi
 
 clean:
 	rm -rf .build

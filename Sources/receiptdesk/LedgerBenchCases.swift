@@ -65,6 +65,7 @@ enum LedgerBenchCases {
         if selected(LedgerImportBench.names) { try LedgerImportBench.run(into: &report, progress: progress) }
         if selected(LedgerLookupBench.names) { try LedgerLookupBench.run(into: &report, progress: progress) }
         if selected(ReverifyBench.names) { try ReverifyBench.run(into: &report, progress: progress) }
+        if selected(ConsoleBench.names) { try ConsoleBench.run(into: &report, progress: progress) }
         return report
     }
 
@@ -144,20 +145,27 @@ enum LedgerLookupBench {
         return (NSTemporaryDirectory() as NSString).appendingPathComponent("receiptdesk-bench-1M-\(safe).sqlite")
     }
 
-    static func run(into report: inout LedgerBenchReport, progress: Bool) throws {
+    /// The generated 1,000,000-transaction database (made on the first run, then reused), opened
+    /// and checked to hold what the generator writes.
+    static func openGenerated(into report: inout LedgerBenchReport, progress: Bool) throws -> SQLDatabase {
         let path = cachePath
         if FileManager.default.fileExists(atPath: path) {
-            report.notes.append("ledger lookups: reused the cached database \(path)")
+            report.notes.append("reused the cached 1,000,000-transaction database \(path)")
         } else {
-            LedgerBenchCases.say("ledger lookups: generating 1,000,000 transactions into \(path) (first run only)…", progress)
+            LedgerBenchCases.say("generating 1,000,000 transactions into \(path) (first run only)…", progress)
             let clock = ContinuousClock()
             let start = clock.now
             try generate(path, progress: progress)
-            report.notes.append(String(format: "ledger lookups: generated %@ in %.1f s", path, LedgerBenchCases.seconds(clock.now - start)))
+            report.notes.append(String(format: "generated %@ in %.1f s", path, LedgerBenchCases.seconds(clock.now - start)))
         }
         let database = try PurchaseDatabase.open(path, create: false)
         let customers = try database.queryFirst("SELECT count(*) AS n FROM customers", [])?.int("n") ?? 0
         try LedgerBenchCases.expect(customers == Int64(customerCount), "\(path) holds \(customers) customers, not \(customerCount): delete it")
+        return database
+    }
+
+    static func run(into report: inout LedgerBenchReport, progress: Bool) throws {
+        let database = try openGenerated(into: &report, progress: progress)
         report.notes.append("ledger lookups: \(try checkPlans(database)) queries, each an index SEARCH, no SCAN (EXPLAIN QUERY PLAN)")
         let now = LedgerBenchCases.now
         let ledger = PurchaseLedger(database: database, configuration: LedgerBenchCases.configuration,

@@ -1,0 +1,32 @@
+import ConsoleUI
+import Foundation
+import PurchaseStore
+import ReceiptCore
+import StoreSimulator
+
+/// The console's figures of issue 5 for `receiptdesk bench`: `ConsoleBenchmark` (ConsoleUI driven
+/// against the virtual screen, everything but the terminal) on the generated database of 1,000,000
+/// transactions the ledger lookups use. Aims: first screen < 150 ms, filter < 50 ms, page-down
+/// < 10 ms, memory < 100 MB.
+enum ConsoleBench {
+    static let names = ["console first screen", "console filter by transaction id", "console page-down", "console peak memory MB"]
+
+    static func run(into report: inout LedgerBenchReport, progress: Bool) throws {
+        let database = try LedgerLookupBench.openGenerated(into: &report, progress: progress)
+        let now = LedgerBenchCases.now
+        let ledger = PurchaseLedger(database: database, configuration: LedgerBenchCases.configuration,
+                                    verifier: ReceiptVerifier(trust: try TestCertificateAuthority.shared().trustStore()), clock: { now })
+        LedgerBenchCases.say("console: first screen, filter and page-down on 1,000,000 transactions…", progress)
+        _ = ProcessStats.resetPeakMemory()
+        let figures = try ConsoleBenchmark.run(ledger: ledger, clock: { now })
+        for (name, value) in figures {
+            let aim: LedgerFigure.Aim
+            if name.contains("first screen") { aim = .below(150) }
+            else if name.contains("filter") { aim = .below(50) }
+            else if name.contains("page-down") { aim = .below(10) }
+            else if name.contains("memory") { aim = .below(100) }
+            else { aim = .none }
+            report.figures.append(LedgerFigure(name: name, value: value, aim: aim))
+        }
+    }
+}
