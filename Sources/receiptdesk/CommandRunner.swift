@@ -8,7 +8,7 @@ enum CommandRunner {
 
     commands:
       console [--db PATH] [--config FILE] [--operator NAME] [--read-only]
-                      the terminal console over the purchase database (work in progress)
+                      the terminal console over the purchase database (what receiptdesk opens on a terminal)
       decode [FILE|-] [--json] [--trust-anchor CERT]... [--device-id UUID] [--bundle-id ID]...
                       decode and verify a receipt, JWS, notification or verifyReceipt answer
       samples [DIR]   decode and verify every sample artefact in DIR (default Assets/Samples)
