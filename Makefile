@@ -7,7 +7,7 @@ BIN_RELEASE := .build/release/receiptdesk
 DEMO_DB := .build/demo/purchases.sqlite
 DEMO_CONFIG := .build/demo/config.json
 
-.PHONY: deps build release test bench run certificates clean
+.PHONY: deps build release test bench run certificates clean soak
 
 # Installs the Debian packages the build needs, only those missing (a fresh machine needs nothing by hand).
 deps:
@@ -59,6 +59,18 @@ run: build
 	  $(BIN_DEBUG) conflicts --db $(DEMO_DB) --config $(DEMO_CONFIG) && \
 	  $(BIN_DEBUG) customer show 王小明 --db $(DEMO_DB) --config $(DEMO_CONFIG); \
 	fi
+
+# Everything at once under random simulator faults (re-verification at concurrency 32, two more
+# operator processes importing and granting, the console on random keys), on SQLite and then on a
+# private PostgreSQL server, SOAK_SECONDS each; then integrity, audit chain, no transaction owned
+# twice, no grant in force twice, bounded memory (receiptdesk soak --help).
+SOAK_SECONDS ?= 120
+soak: build
+	$(BIN_DEBUG) soak --seconds $(SOAK_SECONDS)
+	@pgdir=$$(mktemp -d); \
+	trap './scripts/postgres-test-server.sh stop "$$pgdir"' EXIT; trap 'exit 130' INT TERM; \
+	url=$$(./scripts/postgres-test-server.sh start "$$pgdir") || exit $$?; \
+	$(BIN_DEBUG) soak --seconds $(SOAK_SECONDS) --db "$$url"
 
 clean:
 	rm -rf .build

@@ -35,6 +35,8 @@ enum CommandRunner {
       lookup-order ORDER_ID --customer ID
                       import the transactions of an Apple order id (App Store Server API)
       bench [--json]  measure decode and verify speed (make bench builds it for release)
+      soak [--seconds N] [--db PATH|URL]
+                      everything at once under random faults, then the invariants checked (make soak)
       help            this text
 
     exit codes: 0 ok / valid, 1 decoded but not valid (or audit broken), 64 usage or configuration,
@@ -57,6 +59,7 @@ enum CommandRunner {
             case "decode": return try DecodeCommand.run(rest)
             case "samples": return try SamplesCommand.run(rest)
             case "bench": return try BenchCommand.run(rest)
+            case "soak": return try SoakCommand.run(rest)
             case "import": return try ImportCommand.run(rest)
             case "order": return try OrderCommand.run(rest)
             case "customer": return try CustomerCommand.run(rest)
