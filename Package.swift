@@ -29,7 +29,7 @@ let package = Package(
         .testTarget(name: "ReceiptDeskCLITests", dependencies: ["receiptdesk", "ReceiptCore", "StoreSimulator"],
                     path: "Tests/ReceiptDeskCLITests"),
         .testTarget(name: "ConsoleUITests", dependencies: ["ConsoleUI", "PurchaseStore", "ReceiptCore", "StoreSimulator", "receiptdesk"],
-                    path: "Tests/ConsoleUITests"),
+                    path: "Tests/ConsoleUITests", exclude: ["Snapshots"]),
         .testTarget(name: "StoreSimulatorTests", dependencies: ["StoreSimulator", "ReceiptCore"],
                     path: "Tests/StoreSimulatorTests"),
     ]
