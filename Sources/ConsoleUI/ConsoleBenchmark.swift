@@ -81,8 +81,17 @@ public enum ConsoleBenchmark {
         return figures
     }
 
-    /// Transaction ids at evenly spaced rowids (each an index lookup).
+    /// Transaction ids at evenly spaced rowids (each an index lookup); on PostgreSQL, at evenly
+    /// spaced offsets of the first 100,000 ids (no rowid there).
     static func sampleTransactionIds(_ database: SQLDatabase, count: Int) throws -> [String] {
+        guard database.dialect.name == SQLDialect.sqlite.name else {
+            let total = try database.queryFirst("SELECT count(*) AS n FROM (SELECT 1 FROM transactions LIMIT 100000) AS capped", [])?.int("n") ?? 0
+            guard total > 0 else { return [] }
+            return try (0..<count).compactMap { index in
+                try database.queryFirst("SELECT transaction_id FROM transactions ORDER BY transaction_id LIMIT 1 OFFSET ?",
+                                        [.integer(total * Int64(index * 2 + 1) / Int64(count * 2))])?.string("transaction_id")
+            }
+        }
         let high = try database.queryFirst("SELECT max(rowid) AS n FROM transactions", [])?.int("n") ?? 0
         guard high > 0 else { return [] }
         var ids: [String] = []

@@ -4,10 +4,12 @@ import Foundation
 import PurchaseStore
 import ReceiptCore
 
-/// `receiptdesk console [--db PATH] [--config FILE] [--operator NAME] [--read-only]`: the
-/// terminal console over the purchase database (what `receiptdesk` opens on a terminal).
-/// Apple is whatever the config names (the built-in simulator in the demo). With `--read-only`
-/// the database is opened read-only and no changing action is offered.
+/// `receiptdesk console [--db PATH|URL] [--config FILE] [--operator NAME] [--read-only]`: the
+/// terminal console over the purchase database (what `receiptdesk` opens on a terminal), a
+/// SQLite file or a PostgreSQL database (`postgres://…`). Apple is whatever the config names
+/// (the built-in simulator in the demo). With `--read-only` the database is opened read-only
+/// and no changing action is offered. The view is live: what other operators change shows
+/// within about a second (PostgreSQL LISTEN/NOTIFY; on SQLite the audit head is polled).
 enum ConsoleCommand {
     static func run(_ arguments: [String]) throws -> ExitStatus {
         var args = Arguments(arguments)
@@ -28,8 +30,9 @@ enum ConsoleCommand {
             appleNote = "Apple unavailable: \(CommandFailure.from(error).message)"
         }
         defer { connection?.close() }
+        let label = PostgresDatabase.isURL(options.databasePath) ? ledger.database.location : (options.databasePath as NSString).lastPathComponent
         let environment = ConsoleEnvironment(ledger: ledger, apple: apple, appleNote: appleNote, operatorName: options.operatorName,
-                                             readOnly: readOnly, databaseLabel: (options.databasePath as NSString).lastPathComponent)
+                                             readOnly: readOnly, databaseLabel: label, changes: ChangeFeeds.make(for: ledger.database))
         do {
             try TerminalConsole.run { size in ConsoleController(environment: environment, size: size) }
         } catch let failure as TerminalSession.Failure {
@@ -38,15 +41,27 @@ enum ConsoleCommand {
         return .ok
     }
 
-    /// The database opened read-only (never created or migrated); it must be fully migrated already.
+    /// The database opened read-only (never created or migrated); it must be fully migrated
+    /// already. A PostgreSQL session is set read-only (`default_transaction_read_only`), so even
+    /// a bug could not write through it.
     static func openReadOnly(_ options: StoreOptions) throws -> PurchaseLedger {
-        guard FileManager.default.fileExists(atPath: options.databasePath) else {
-            throw StoreError(.cannotOpen, "no database at \(options.databasePath)")
+        let database: SQLDatabase
+        if PostgresDatabase.isURL(options.databasePath) {
+            let postgres = try PostgresDatabase(url: options.databasePath)
+            guard try postgres.queryFirst("SELECT to_regclass('schema_migrations') IS NOT NULL AS found", [])?.bool("found") == true else {
+                throw StoreError(.cannotOpen, "no receiptdesk database at \(postgres.location): it has no schema_migrations table")
+            }
+            try postgres.execute("SET default_transaction_read_only = on", [])
+            database = postgres
+        } else {
+            guard FileManager.default.fileExists(atPath: options.databasePath) else {
+                throw StoreError(.cannotOpen, "no database at \(options.databasePath)")
+            }
+            database = try SQLiteDatabase(path: options.databasePath, create: false, readOnly: true)
         }
-        let database = try SQLiteDatabase(path: options.databasePath, create: false, readOnly: true)
         let applied = try database.queryFirst("SELECT count(*) AS n FROM schema_migrations", [])?.int("n") ?? 0
         guard applied == Int64(PurchaseSchema.migrations.count) else {
-            throw StoreError(.cannotOpen, "database \(options.databasePath) needs migrating: open it once without --read-only")
+            throw StoreError(.cannotOpen, "database \(database.location) needs migrating: open it once without --read-only")
         }
         let verifier = ReceiptVerifier(trust: options.trust, expectedBundleIds: Set(options.configuration.bundleIds))
         return PurchaseLedger(database: database, configuration: options.configuration, verifier: verifier)

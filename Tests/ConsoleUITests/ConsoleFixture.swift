@@ -8,9 +8,12 @@ import StoreSimulator
 /// on a fixed clock, and a console over it on a virtual screen: everything a snapshot shows
 /// is the same on every run.
 final class ConsoleFixture {
+    let scratch: ConsoleScratch
     let directory: URL
+    /// The SQLite path or the PostgreSQL URL.
     let path: String
-    let database: SQLiteDatabase
+    let database: SQLDatabase
+    var backend: ConsoleBackend { scratch.backend }
     let authority: TestCertificateAuthority
     let ledger: PurchaseLedger
     static let now = date("2025-06-01T12:00:00Z")
@@ -26,22 +29,35 @@ final class ConsoleFixture {
 
     static func date(_ text: String) -> Date { RFC3339.parse(text) ?? .distantPast }
 
-    /// An empty database, or the standard data set when `populated`.
-    init(populated: Bool = true) throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("console-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        path = directory.appendingPathComponent("purchases.sqlite").path
-        database = try SQLiteDatabase(path: path)
-        try MigrationRunner.migrate(database, now: Self.now)
+    /// An empty database, or the standard data set when `populated`, on `backend`.
+    init(populated: Bool = true, backend: ConsoleBackend = .sqlite) throws {
+        scratch = try ConsoleScratch(backend)
+        directory = scratch.directory
+        path = scratch.location
+        if backend == .sqlite {
+            let sqlite = try SQLiteDatabase(path: path)
+            try MigrationRunner.migrate(sqlite, now: Self.now)
+            database = sqlite
+        } else {
+            database = try PurchaseDatabase.open(path)
+        }
         authority = try TestCertificateAuthority.shared()
-        let now = Self.now
-        ledger = PurchaseLedger(database: database, configuration: Self.configuration,
-                                verifier: ReceiptVerifier(trust: authority.trustStore(), expectedBundleIds: ["com.example.app"]),
-                                clock: { now })
+        ledger = try Self.ledger(database, authority)
         if populated { try populate() }
     }
 
-    deinit { try? FileManager.default.removeItem(at: directory) }  // best effort: a leftover temp folder is harmless
+    /// A ledger on the fixture's clock over `database` (another connection: another operator).
+    static func ledger(_ database: SQLDatabase, _ authority: TestCertificateAuthority) throws -> PurchaseLedger {
+        let now = Self.now
+        return PurchaseLedger(database: database, configuration: Self.configuration,
+                              verifier: ReceiptVerifier(trust: authority.trustStore(), expectedBundleIds: ["com.example.app"]),
+                              clock: { now })
+    }
+
+    /// A second ledger on its own connection to the same database: another operator.
+    func otherOperator() throws -> PurchaseLedger {
+        try Self.ledger(try PurchaseDatabase.open(path, create: false), authority)
+    }
 
     /// A unified receipt (base64 text) holding `purchases`.
     func receipt(_ purchases: [ReceiptPurchase], type: String = "Production", created: String = "2025-05-01T00:00:00Z") throws -> [UInt8] {
@@ -104,10 +120,10 @@ final class ConsoleFixture {
 
     /// A console over the fixture's ledger on a virtual screen.
     func console(size: ScreenSize = ScreenSize(rows: 24, columns: 80), readOnly: Bool = false, apple: AppleService? = nil,
-                 theme: Theme = .colour256) -> (ConsoleController, VirtualScreen) {
+                 theme: Theme = .colour256, changes: ChangeNotifying? = nil) -> (ConsoleController, VirtualScreen) {
         let now = Self.now
         let environment = ConsoleEnvironment(ledger: ledger, apple: apple, operatorName: "mei", readOnly: readOnly,
-                                             databaseLabel: "purchases.sqlite", clock: { now })
+                                             databaseLabel: "purchases.sqlite", clock: { now }, changes: changes)
         let controller = ConsoleController(environment: environment, size: size)
         let screen = VirtualScreen(size: size, theme: theme)
         controller.render(on: screen)
@@ -119,9 +135,10 @@ final class ConsoleFixture {
         var text = ""
         for table in tables {
             text += "== \(table)\n"
-            for row in try database.query("SELECT * FROM \(table) ORDER BY rowid", []) {
-                text += row.columns.indices.map { "\(row.columns[$0])=\(row.values[$0])" }.joined(separator: "|") + "\n"
+            let rows = try database.query("SELECT * FROM \(table)", []).map { row in
+                row.columns.indices.map { "\(row.columns[$0])=\(row.values[$0])" }.joined(separator: "|")
             }
+            text += rows.sorted().map { $0 + "\n" }.joined()
         }
         for row in try database.query("SELECT customer_id, entitlement, source, active, reason FROM entitlements ORDER BY customer_id, entitlement, source, reason", []) {
             text += row.values.map { "\($0)" }.joined(separator: "|") + "\n"

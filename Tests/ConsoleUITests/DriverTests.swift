@@ -90,7 +90,7 @@ struct DriverTests {
     @Test func restoreShowsAPreviewAndNoMeansNothingChanges() throws {
         let f = try ConsoleFixture()
         let (c, screen) = f.console()
-        c.press(.down, .down, .character("R"), on: screen)  // bob
+        c.press(.down, .character("R"), on: screen)  // bob
         c.typeText("alice", on: screen)
         c.press(.tab, .tab, .tab, on: screen)
         c.typeText("same person, new account", on: screen)

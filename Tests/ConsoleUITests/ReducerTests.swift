@@ -16,7 +16,7 @@ struct ReducerTests {
         state.now = RFC3339.parse("2025-06-01T12:00:00Z") ?? Date()
         var list = ListState()
         list.loaded = true
-        list.rows = (0..<rows).map { .customer(Int64($0 + 1), Self.customer("c\($0 + 1)")) }
+        list.rows = (0..<rows).map { .customer(.integer(Int64($0 + 1)), Self.customer("c\($0 + 1)")) }
         list.moreAfter = moreAfter
         state.lists[.customers] = list
         return state
@@ -53,7 +53,7 @@ struct ReducerTests {
 
     @Test func aStepPageIsMergedIntoAWindowThatNeverGrows() {
         var list = ListState()
-        let rows = (1...5).map { BrowseRow.customer(Int64($0), Self.customer("c\($0)")) }
+        let rows = (1...5).map { BrowseRow.customer(.integer(Int64($0)), Self.customer("c\($0)")) }
         list.apply(BrowsePage(rows: Array(rows.prefix(3)), isFull: true), for: ListRequest(cursor: .first, limit: 3, purpose: .replace(keepKey: nil)), capacity: 3)
         list.selected = 2
         list.apply(BrowsePage(rows: [rows[3]], isFull: true), for: ListRequest(cursor: .after(3), limit: 1, purpose: .step(forward: true)), capacity: 3)

@@ -25,7 +25,7 @@ struct SnapshotTests {
     static let scenarios: [Scenario] = [
         Scenario(name: "customers") { _, _ in },
         Scenario(name: "customer-detail-focused") { c, _ in c.handle(.enter) },
-        Scenario(name: "customer-cjk") { c, _ in c.handle(.down) },
+        Scenario(name: "customer-cjk") { c, _ in c.handle(.end) },  // 王小明 sorts after the Latin ids
         Scenario(name: "customer-timeline") { c, _ in c.handle(.enter); c.handle(.end) },
         Scenario(name: "orders") { c, _ in c.handle(.character("2")) },
         Scenario(name: "transactions") { c, _ in c.handle(.character("3")); c.handle(.end) },
@@ -56,7 +56,7 @@ struct SnapshotTests {
         },
         Scenario(name: "revoke-form") { c, _ in c.handle(.character("x")) },
         Scenario(name: "restore-preview") { c, _ in
-            c.handle(.down); c.handle(.down); c.handle(.character("R")); c.type("alice"); c.handle(.tab); c.type("1000000359369500")
+            c.handle(.down); c.handle(.character("R")); c.type("alice"); c.handle(.tab); c.type("1000000359369500")
             c.handle(.tab); c.handle(.tab); c.type("new phone, same person"); c.handle(.enter)
         },
         Scenario(name: "resolve-form") { c, _ in c.handle(.character("5")); c.handle(.character("o")); c.handle(.right) },

@@ -13,6 +13,11 @@ public final class ConsoleController {
     private var task: Task<Void, Never>?
     /// Bumped when a job is cancelled, so its late answer is not shown as the current one.
     private var generation = 0
+    /// The rows the previewed change decides on, as they were when its preview was built.
+    private var pendingGuard: (change: PendingChange, guard: ChangeGuard)?
+    /// When the change feed was last asked, and its last failure (said once).
+    private var lastChangeCheck: ContinuousClock.Instant?
+    private var changeFailure: String?
 
     /// Opens the console at `size`, loading the counts and the first page of customers.
     public init(environment: ConsoleEnvironment, size: ScreenSize) {
@@ -25,6 +30,10 @@ public final class ConsoleController {
         if let rule = configuration.paidToFree { names.insert(rule.entitlement) }
         state.catalogueEntitlements = names.sorted()
         state.now = environment.clock()
+        if let changes = environment.changes {
+            // Listen (or take the starting point) before the first read, so no change falls between.
+            _ = try? environment.lock.run { _ in try changes.waitForChange(timeout: 0) }  // a failure shows on the first tick
+        }
         run(.loadCounts)
         run(.loadList(.customers, ListRequest(cursor: .first, limit: state.layout.listRows, purpose: .replace(keepKey: nil))))
     }
@@ -45,10 +54,12 @@ public final class ConsoleController {
         for character in text { handle(.character(character)) }
     }
 
-    /// Collects finished background work and turns the spinner; returns whether anything changed.
+    /// Collects finished background work, shows what other operators changed (the live view:
+    /// the visible page, the counts and the detail reload, the selection kept) and turns the
+    /// spinner; returns whether anything changed.
     @discardableResult
     public func tick() -> Bool {
-        var changed = false
+        var changed = checkForChanges()
         for (generation, reports) in inbox.take() {
             changed = true
             if generation == self.generation {
@@ -63,6 +74,26 @@ public final class ConsoleController {
             changed = true
         }
         return changed
+    }
+
+    /// Asks the change feed, at most every `changeInterval` seconds, without waiting.
+    private func checkForChanges() -> Bool {
+        guard let changes = environment.changes else { return false }
+        let now = ContinuousClock.now
+        if let last = lastChangeCheck, now - last < .milliseconds(Int(environment.changeInterval * 1000)) { return false }
+        lastChangeCheck = now
+        do {
+            guard try environment.lock.run({ _ in try changes.waitForChange(timeout: 0) }) != nil else { return false }
+            changeFailure = nil
+            dispatch(.backgroundChanged)
+            return true
+        } catch {
+            let text = "live view: \(ConsoleFailure(error).message)"
+            guard text != changeFailure else { return false }
+            changeFailure = text
+            dispatch(.changeFailed(text))
+            return true
+        }
     }
 
     /// Draws the current state.
@@ -134,17 +165,29 @@ public final class ConsoleController {
             guard !environment.readOnly else { return dispatch(.refused("read-only: \(change.name) is not available; nothing changed")) }
             do {
                 let operatorName = environment.operatorName
-                dispatch(.previewReady(try ledgerLock.run { try ChangePreview.confirmation(change, ledger: $0, operatorName: operatorName, now: now) }))
+                // What the operator decides on is read first: anything changed after it refuses the change.
+                let (confirmation, watched) = try ledgerLock.run { ledger in
+                    let watched = try ChangeGuard.snapshot(change, database: ledger.database)
+                    return (try ChangePreview.confirmation(change, ledger: ledger, operatorName: operatorName, now: now), watched)
+                }
+                pendingGuard = (confirmation.change, watched)
+                dispatch(.previewReady(confirmation))
             } catch {
                 dispatch(.refused("\(change.name) refused: \(ConsoleFailure(error).message)"))
             }
         case .apply(let change):
             guard !environment.readOnly else { return dispatch(.changeFailed("read-only: \(change.name) is not available; nothing changed")) }
+            let watched = pendingGuard.flatMap { $0.change == change ? $0.guard : nil } ?? .none
+            pendingGuard = nil
             do {
                 let operatorName = environment.operatorName
-                dispatch(.changeApplied(try ledgerLock.run { try ChangeRunner.apply(change, ledger: $0, operatorName: operatorName) }))
+                dispatch(.changeApplied(try ledgerLock.run { ledger in
+                    try watched.perform(ledger.database) { try ChangeRunner.apply(change, ledger: ledger, operatorName: operatorName) }
+                }))
             } catch {
-                dispatch(.changeFailed("\(change.name) refused: \(ConsoleFailure(error).message); nothing changed"))
+                let reason = ConsoleFailure(error).message
+                dispatch(.changeFailed("\(change.name) refused: \(reason)" + (reason.contains("nothing was done") ? "" : "; nothing changed")))
+                dispatch(.backgroundChanged)  // show the database as it is now (someone else may have changed it)
             }
         case .startReverify(let job):
             startReverify(job)

@@ -20,11 +20,21 @@ public struct ConsoleEnvironment {
     public let databaseLabel: String
     /// "now" for everything the console shows and asks the ledger to do.
     public let clock: @Sendable () -> Date
+    /// The live team view: what says another operator changed the database (LISTEN/NOTIFY on
+    /// PostgreSQL, the audit head polled on SQLite; `ChangeFeeds.make`). It must use the
+    /// ledger's own connection (it is used under `lock`). Nil: the screen changes only when
+    /// this console changes something.
+    public let changes: ChangeNotifying?
+    /// The least time between two looks at `changes` (the terminal ticks every 100 ms).
+    public let changeInterval: TimeInterval
 
     /// - Parameters:
     ///   - lock: pass the lock other users of `ledger` share, if any; a new one otherwise.
     public init(ledger: PurchaseLedger, lock: LedgerLock? = nil, apple: AppleService?, appleNote: String? = nil, operatorName: String, readOnly: Bool,
-                databaseLabel: String, clock: @escaping @Sendable () -> Date = { Date() }) {
+                databaseLabel: String, clock: @escaping @Sendable () -> Date = { Date() }, changes: ChangeNotifying? = nil,
+                changeInterval: TimeInterval = 0.5) {
+        self.changes = changes
+        self.changeInterval = changeInterval
         self.ledger = ledger
         self.lock = lock ?? LedgerLock(ledger)
         self.apple = apple

@@ -85,7 +85,8 @@ extension ConsoleReducer {
             [.loadList(table, ListRequest(cursor: cursor, limit: limit, purpose: purpose))]
         }
         // Past the last row, a scan that stopped early continues from where it stopped.
-        let afterKey = list.scannedThrough.map { max($0, list.rows.last?.key ?? $0) } ?? list.rows.last?.key
+        // (A scan's stopping point lies beyond the rows it found, so no key comparison is needed.)
+        let afterKey = (list.scannedForward ? list.scannedThrough : nil) ?? list.rows.last?.key
         switch command {
         case .down:
             if list.selected + 1 < list.rows.count {

@@ -11,7 +11,9 @@ struct ListState: Equatable {
     /// False until the first page arrives, and again after the filter or data changed.
     var loaded = false
     /// A filter without an index stopped scanning here (continue with PgDn / ↓).
-    var scannedThrough: Int64?
+    var scannedThrough: BrowseKey?
+    /// Whether that scan went forward in display order (then ↓ / PgDn go on from it).
+    var scannedForward = true
     /// Filter words this list ignores.
     var ignored: [String] = []
 
@@ -43,6 +45,7 @@ struct ListState: Equatable {
             guard let row = page.rows.first else {
                 if forward { moreAfter = continuing != nil } else { moreBefore = false }
                 scannedThrough = continuing
+                scannedForward = request.isForward
                 return
             }
             if forward {
@@ -64,6 +67,7 @@ struct ListState: Equatable {
                 selected = forward ? max(0, rows.count - 1) : 0
                 if forward { moreAfter = continuing != nil } else { moreBefore = false }
                 scannedThrough = continuing
+                scannedForward = request.isForward
                 return
             }
             if forward {
@@ -82,6 +86,7 @@ struct ListState: Equatable {
             }
         }
         scannedThrough = continuing
+        scannedForward = request.isForward
     }
 }
 
@@ -89,7 +94,7 @@ struct ListState: Equatable {
 struct ListRequest: Equatable, Sendable {
     enum Purpose: Equatable, Sendable {
         /// Replace the window, selecting the row with this key when it is there.
-        case replace(keepKey: Int64?)
+        case replace(keepKey: BrowseKey?)
         /// One row past an edge (the selection moved off the window).
         case step(forward: Bool)
         /// A page past an edge.
@@ -99,4 +104,12 @@ struct ListRequest: Equatable, Sendable {
     let cursor: PageCursor
     let limit: Int
     let purpose: Purpose
+
+    /// Whether the rows asked for lie forward of the cursor in display order.
+    var isForward: Bool {
+        switch purpose {
+        case .step(let forward), .page(let forward): return forward
+        case .replace: return cursor != .last
+        }
+    }
 }

@@ -39,7 +39,7 @@ enum PaneViews {
         var notes: [String] = []
         if list.moreBefore { notes.append("▲ more") }
         if list.moreAfter { notes.append("▼ more") }
-        if let scanned = list.scannedThrough { notes.append("searched to #\(scanned): ↓ / PgDn searches on") }
+        if let scanned = list.scannedThrough { notes.append("searched to \(scanned): ↓ / PgDn searches on") }
         if !list.ignored.isEmpty { notes.append("ignored here: \(list.ignored.joined(separator: " "))") }
         if !notes.isEmpty {
             let text = " " + notes.joined(separator: " · ") + " "

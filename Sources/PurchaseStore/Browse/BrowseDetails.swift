@@ -1,10 +1,12 @@
 import Foundation
 import ReceiptCore
 
-/// How many rows each list holds, read without counting: `max(rowid)`, one index step per table.
-/// The ledger never deletes from these tables, so for them the highest rowid is the number of
-/// rows ever written (exact unless someone deleted rows by hand, then an over-estimate). Open
-/// conflicts are counted through `conflicts_by_status`, which holds only the few open ones.
+/// How many rows each list holds, read without counting every row. On SQLite: `max(rowid)`, one
+/// index step per table; the ledger never deletes from these tables, so the highest rowid is the
+/// number of rows ever written (exact unless someone deleted rows by hand, then an over-estimate).
+/// On PostgreSQL: an exact count up to `BrowseLimits.exactCount` rows, beyond that the planner's
+/// estimate (`pg_class.reltuples`). Open conflicts are counted through `conflicts_by_status`,
+/// which holds only the few open ones.
 public struct BrowseCounts: Sendable, Equatable {
     public var rows: [BrowseTable: Int64]
     public var openConflicts: Int64
@@ -52,10 +54,24 @@ extension Browser {
         var counts = BrowseCounts()
         for table in BrowseTable.allCases {
             let name = BrowseQuery(table, BrowseFilter()).tableName
-            counts.rows[table] = try database.queryFirst("SELECT max(rowid) AS n FROM \(name)", [])?.int("n") ?? 0
+            counts.rows[table] = try rowCount(name)
         }
         counts.openConflicts = try database.queryFirst("SELECT count(*) AS n FROM conflicts WHERE status = 'open'", [])?.int("n") ?? 0
         return counts
+    }
+
+    private func rowCount(_ table: String) throws -> Int64 {
+        if database.dialect.name == SQLDialect.sqlite.name {
+            return try database.queryFirst("SELECT max(rowid) AS n FROM \(table)", [])?.int("n") ?? 0
+        }
+        let cap = BrowseLimits.exactCount
+        let exact = try database.queryFirst("SELECT count(*) AS n FROM (SELECT 1 FROM \(table) LIMIT \(cap + 1)) AS capped", [])?.int("n") ?? 0
+        guard exact > cap else { return exact }
+        let estimate = try database.queryFirst("""
+            SELECT reltuples::bigint AS n FROM pg_class
+            WHERE relname = ? AND relnamespace = (SELECT oid FROM pg_namespace WHERE nspname = current_schema())
+            """, [.text(table)])?.int("n") ?? 0
+        return max(exact, estimate)
     }
 
     /// One stored receipt with its bytes and newest attempts.
@@ -114,17 +130,24 @@ extension Browser {
     /// `EXPLAIN QUERY PLAN` of every statement the lists run for `filter` (each tab, first page
     /// and a page after a key) plus the per-row and detail lookups: the plan lines that read a
     /// whole table or index instead of searching one (`SCAN …`; the scan of a bounded
-    /// subquery's own result, `SCAN (subquery-N)`, reads no table); empty when none.
+    /// subquery's own result, `SCAN (subquery-N)`, `SCAN capped`, `SCAN chunk`, reads no
+    /// table; a plain walk of the key index from a cursor, `ORDER BY key LIMIT n`, reads n
+    /// entries); empty when none. SQLite only.
     public func fullScans(filter: BrowseFilter) throws -> [String] {
+        guard database.dialect.name == SQLDialect.sqlite.name else {
+            throw StoreError(.invalidRequest, "query plans are checked on SQLite only, not on \(database.dialect.name)")
+        }
         var statements: [(sql: String, parameters: [SQLValue])] = []
         for table in BrowseTable.allCases {
-            for cursor in [PageCursor.first, .after(1), .before(100), .last] {
-                statements += self.statements(table, filter: filter, cursor: cursor, limit: 20)
+            let keys: [BrowseKey] = BrowseQuery(table, filter).keyIsText ? ["1000", "9000"] : [1, 100]
+            for cursor in [PageCursor.first, .after(keys[0]), .before(keys[1]), .last] {
+                statements += browseStatements(table, filter: filter, cursor: cursor, limit: 20).filter { !$0.walksKeys }
+                    .map { ($0.sql, $0.parameters) }
             }
         }
         let id: [SQLValue] = [.text("x")]
         statements += [
-            ("SELECT count(*) AS n FROM (SELECT 1 FROM transactions WHERE customer_id = ? LIMIT 1000)", id),
+            ("SELECT count(*) AS n FROM (SELECT 1 FROM transactions WHERE customer_id = ? LIMIT 1000) AS capped", id),
             ("SELECT DISTINCT entitlement FROM entitlements WHERE customer_id = ? AND active = 1", id),
             ("SELECT environment FROM receipts WHERE customer_id = ? ORDER BY receipt_id DESC LIMIT 50", id),
             ("SELECT 1 FROM transactions WHERE customer_id = ? AND environment != 'Production' LIMIT 1", id),
@@ -137,7 +160,7 @@ extension Browser {
         var scans: [String] = []
         for statement in statements {
             let plan = try database.query("EXPLAIN QUERY PLAN " + statement.sql, statement.parameters).compactMap { $0.string("detail") }
-            for line in plan where line.hasPrefix("SCAN ") && !line.hasPrefix("SCAN CONSTANT") && !line.hasPrefix("SCAN (subquery") {
+            for line in plan where line.hasPrefix("SCAN ") && !["SCAN CONSTANT", "SCAN (subquery", "SCAN capped", "SCAN chunk"].contains(where: line.hasPrefix) {
                 scans.append("\(line) in: \(statement.sql)")
             }
         }

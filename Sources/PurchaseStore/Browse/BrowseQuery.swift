@@ -46,6 +46,24 @@ struct BrowseQuery: Sendable {
         }
     }
 
+    /// The column the list is ordered and paged by: the table's primary key.
+    var keyColumn: String {
+        switch table {
+        case .customers: return "customer_id"
+        case .orders: return "order_id"
+        case .transactions: return "transaction_id"
+        case .receipts: return "receipt_id"
+        case .conflicts: return "conflict_id"
+        case .audit: return "seq"
+        }
+    }
+
+    /// Whether the key is text (else a 64-bit integer).
+    var keyIsText: Bool { table == .customers || table == .orders || table == .transactions }
+
+    /// The key qualified by the table name, for SQL.
+    var key: String { "\(tableName).\(keyColumn)" }
+
     /// The columns a row of this list needs (never a receipt's raw bytes or decoded JSON).
     var columns: String {
         switch table {

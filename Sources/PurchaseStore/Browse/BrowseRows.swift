@@ -62,18 +62,18 @@ public struct TransactionListRow: Sendable, Equatable {
     public let inOpenConflict: Bool
 }
 
-/// One row of a list. `key` is the row's SQLite rowid (for the audit log its `seq`): lists are
-/// ordered by it and paged by it.
+/// One row of a list. `key` is the row's primary key (`BrowseKey`): lists are ordered by it and
+/// paged by it.
 public enum BrowseRow: Sendable, Equatable {
-    case customer(Int64, CustomerListRow)
-    case order(Int64, OrderRecord)
-    case transaction(Int64, TransactionListRow)
-    case receipt(Int64, ReceiptListRow)
-    case conflict(Int64, ConflictRecord)
-    case audit(Int64, AuditEntry)
+    case customer(BrowseKey, CustomerListRow)
+    case order(BrowseKey, OrderRecord)
+    case transaction(BrowseKey, TransactionListRow)
+    case receipt(BrowseKey, ReceiptListRow)
+    case conflict(BrowseKey, ConflictRecord)
+    case audit(BrowseKey, AuditEntry)
 
     /// The key the list is ordered and paged by.
-    public var key: Int64 {
+    public var key: BrowseKey {
         switch self {
         case .customer(let key, _), .order(let key, _), .transaction(let key, _), .receipt(let key, _),
              .conflict(let key, _), .audit(let key, _):
@@ -102,11 +102,11 @@ public enum PageCursor: Sendable, Equatable {
     /// The end of the list (the page ends with the last row).
     case last
     /// Rows after this key.
-    case after(Int64)
+    case after(BrowseKey)
     /// Rows before this key (the page ends just before it).
-    case before(Int64)
+    case before(BrowseKey)
     /// This key and the rows after it.
-    case from(Int64)
+    case from(BrowseKey)
 }
 
 /// One page of a list, in display order.
@@ -117,11 +117,11 @@ public struct BrowsePage: Sendable, Equatable {
     /// A filter on an unindexed property (`env:`, `verdict:`, `status:paid` …) scans the table in
     /// key order, at most `BrowseLimits.scanBudget` keys per page; when it stopped early this
     /// is the last key it examined (continue with `.after(scannedThrough)`), else nil.
-    public let scannedThrough: Int64?
+    public let scannedThrough: BrowseKey?
     /// Filter words this list does not apply (`verdict:` on the orders list), for the console to say so.
     public let ignored: [String]
 
-    public init(rows: [BrowseRow], isFull: Bool, scannedThrough: Int64? = nil, ignored: [String] = []) {
+    public init(rows: [BrowseRow], isFull: Bool, scannedThrough: BrowseKey? = nil, ignored: [String] = []) {
         self.rows = rows
         self.isFull = isFull
         self.scannedThrough = scannedThrough
@@ -144,6 +144,8 @@ public enum BrowseLimits {
     }
     /// Keys examined per statement of such a scan.
     public static let scanChunk: Int64 = 5_000
+    /// PostgreSQL lists up to this many rows are counted exactly; beyond, estimated.
+    public static let exactCount: Int64 = 100_000
     /// The largest page.
     public static let maxPage = 500
 }

@@ -2,8 +2,9 @@ import Foundation
 import ReceiptCore
 
 /// Keyset-paged reads of the purchase database for the console: every page is
-/// `WHERE key > ? ORDER BY key LIMIT n` (or the mirror image), so a page costs the same on the
-/// first row and on the millionth, and no list is ever loaded whole.
+/// `WHERE key > ? ORDER BY key LIMIT n` (or the mirror image) on the table's primary key, so a
+/// page costs the same on the first row and on the millionth, and no list is ever loaded whole.
+/// The same SQL runs on SQLite and PostgreSQL.
 ///
 /// A filter's id words become index lookups whose results are merged in key order; a filter
 /// with only unindexed properties walks the table in bounded chunks (`BrowsePage.scannedThrough`).
@@ -13,31 +14,31 @@ public struct Browser {
 
     public init(_ database: SQLDatabase) { self.database = database }
 
+    private var isSQLite: Bool { database.dialect.name == SQLDialect.sqlite.name }
+
     /// One page of `table` under `filter`, starting at `cursor`, at most `limit` rows, in display order.
     public func page(_ table: BrowseTable, filter: BrowseFilter = BrowseFilter(), cursor: PageCursor, limit: Int) throws -> BrowsePage {
-        guard database.dialect.name == "sqlite" else {
-            throw StoreError(.invalidRequest, "the console pages lists by SQLite rowid: \(database.dialect.name) databases cannot be browsed yet")
-        }
         let limit = max(1, min(limit, BrowseLimits.maxPage))
         let query = try planned(BrowseQuery(table, filter))
         let step = KeyStep(cursor, newestFirst: table.newestFirst)
         var rows: [SQLRow] = []
-        var scannedThrough: Int64?
+        var scannedThrough: BrowseKey?
         if !query.sources.isEmpty {
-            // The union of the sources: each gives its first limit + 1 past the cursor.
-            var seen = Set<Int64>()
-            for source in query.sources {
-                let statement = keyed(query, conditions: [source] + query.predicates, step, limit: limit + 1)
-                for row in try database.query(statement.sql, statement.parameters) {
-                    if let key = row.int("browse_key"), seen.insert(key).inserted { rows.append(row) }
+            for statement in sourceStatements(query, step, limit: limit + 1) {
+                rows += try database.query(statement.sql, statement.parameters)
+            }
+            if query.sources.count > 1 && isSQLite {
+                // The union of the sources, each its first limit + 1 past the cursor, merged in
+                // key order (UTF-8 byte order is SQLite's BINARY collation).
+                var seen = Set<BrowseKey>()
+                rows = rows.filter { seen.insert(BrowseKey.read($0, textual: query.keyIsText)).inserted }
+                rows.sort { a, b in
+                    let (x, y) = (BrowseKey.read(a, textual: query.keyIsText), BrowseKey.read(b, textual: query.keyIsText))
+                    return step.ascending ? x < y : y < x
                 }
             }
-            rows.sort { a, b in
-                let (x, y) = (a.int("browse_key") ?? 0, b.int("browse_key") ?? 0)
-                return step.ascending ? x < y : x > y
-            }
         } else if query.predicates.isEmpty {
-            let statement = keyed(query, conditions: [], step, limit: limit + 1)
+            let statement = query.keyed(conditions: [], step, limit: limit + 1)
             rows = try database.query(statement.sql, statement.parameters)
         } else {
             (rows, scannedThrough) = try boundedScan(query, step, limit: limit + 1)
@@ -45,21 +46,33 @@ public struct Browser {
         let isFull = rows.count > limit
         var page = Array(rows.prefix(limit))
         if step.reversed { page.reverse() }
-        return BrowsePage(rows: try page.map { try decode(table, $0) }, isFull: isFull, scannedThrough: isFull ? nil : scannedThrough,
-                          ignored: query.ignored)
+        return BrowsePage(rows: try page.map { try decode(table, $0, key: BrowseKey.read($0, textual: query.keyIsText)) }, isFull: isFull,
+                          scannedThrough: isFull ? nil : scannedThrough, ignored: query.ignored)
+    }
+
+    /// The statements of a query with index lookups. SQLite runs one per source and the pages
+    /// are merged here; PostgreSQL gets one statement with the sources OR-ed, so that its own
+    /// collation orders text keys (its planner ORs the index lookups).
+    private func sourceStatements(_ query: BrowseQuery, _ step: KeyStep, limit: Int) -> [BrowseStatement] {
+        if isSQLite || query.sources.count == 1 {
+            return query.sources.map { query.keyed(conditions: [$0] + query.predicates, step, limit: limit) }
+        }
+        return [query.keyed(conditions: [SQLCondition.any(query.sources)] + query.predicates, step, limit: limit)]
     }
 
     /// The statements `page` runs for this request (a bounded scan: its first chunk), for
     /// `EXPLAIN QUERY PLAN` checks.
     public func statements(_ table: BrowseTable, filter: BrowseFilter, cursor: PageCursor, limit: Int) -> [(sql: String, parameters: [SQLValue])] {
+        browseStatements(table, filter: filter, cursor: cursor, limit: limit).map { ($0.sql, $0.parameters) }
+    }
+
+    func browseStatements(_ table: BrowseTable, filter: BrowseFilter, cursor: PageCursor, limit: Int) -> [BrowseStatement] {
         let query = (try? planned(BrowseQuery(table, filter))) ?? BrowseQuery(table, filter)  // unplanned: still the statements' shape
         let step = KeyStep(cursor, newestFirst: table.newestFirst)
-        if !query.sources.isEmpty {
-            return query.sources.map { keyed(query, conditions: [$0] + query.predicates, step, limit: limit + 1) }
-        }
-        if query.predicates.isEmpty { return [keyed(query, conditions: [], step, limit: limit + 1)] }
-        let chunk = chunkStatement(query, step, from: 0, limit: limit + 1)
-        return [chunk]
+        if !query.sources.isEmpty { return sourceStatements(query, step, limit: limit + 1) }
+        if query.predicates.isEmpty { return [query.keyed(conditions: [], step, limit: limit + 1)] }
+        let bound: BrowseKey = query.keyIsText ? .text("0") : .integer(0)
+        return [query.chunkRows(step, from: nil, through: bound, limit: limit + 1), query.chunkEnd(step, from: nil)]
     }
 
     /// A query with no index lookup of its own uses an index on one of its equality predicates
@@ -76,6 +89,13 @@ public struct Browser {
 
     /// The columns an index of `table` starts with.
     func indexedColumns(_ table: String) throws -> Set<String> {
+        guard isSQLite else {
+            return Set(try database.query("""
+                SELECT a.attname AS name FROM pg_index i JOIN pg_class c ON c.oid = i.indrelid
+                JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum = i.indkey[0]
+                WHERE c.relname = ? AND c.relnamespace = (SELECT oid FROM pg_namespace WHERE nspname = current_schema())
+                """, [.text(table)]).compactMap { $0.string("name") })
+        }
         var columns = Set<String>()
         for index in try database.query("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ?", [.text(table)]) {
             guard let name = index.string("name") else { continue }
@@ -85,57 +105,30 @@ public struct Browser {
         return columns
     }
 
-    /// `SELECT … WHERE conditions AND key op ? ORDER BY key LIMIT n`.
-    private func keyed(_ query: BrowseQuery, conditions: [SQLCondition], _ step: KeyStep, limit: Int) -> (sql: String, parameters: [SQLValue]) {
-        let t = query.tableName
-        let all = conditions + [SQLCondition("\(t).rowid \(step.operator) ?", [.integer(step.bound)])]
-        let sql = "SELECT \(query.columns), \(t).rowid AS browse_key FROM \(t) WHERE "
-            + all.map(\.sql).joined(separator: " AND ") + " ORDER BY \(t).rowid \(step.ascending ? "ASC" : "DESC") LIMIT ?"
-        return (sql, all.flatMap(\.parameters) + [.integer(Int64(limit))])
-    }
-
-    /// One chunk of a bounded scan: keys in (from, from + chunk] going up, [from - chunk, from) going down.
-    private func chunkStatement(_ query: BrowseQuery, _ step: KeyStep, from: Int64, limit: Int) -> (sql: String, parameters: [SQLValue]) {
-        let t = query.tableName
-        let range = step.ascending
-            ? SQLCondition("\(t).rowid > ? AND \(t).rowid <= ?", [.integer(from), .integer(from &+ BrowseLimits.scanChunk)])
-            : SQLCondition("\(t).rowid < ? AND \(t).rowid >= ?", [.integer(from), .integer(from &- BrowseLimits.scanChunk)])
-        let all = query.predicates + [range]
-        let sql = "SELECT \(query.columns), \(t).rowid AS browse_key FROM \(t) WHERE "
-            + all.map(\.sql).joined(separator: " AND ") + " ORDER BY \(t).rowid \(step.ascending ? "ASC" : "DESC") LIMIT ?"
-        return (sql, all.flatMap(\.parameters) + [.integer(Int64(limit))])
-    }
-
-    /// Walks keys from the cursor in chunks until `limit` rows matched, the table ended, or the
-    /// scan budget ran out (then returns the last key examined).
-    private func boundedScan(_ query: BrowseQuery, _ step: KeyStep, limit: Int) throws -> ([SQLRow], Int64?) {
-        let t = query.tableName
-        let ends = try database.queryFirst("SELECT min(rowid) AS low, max(rowid) AS high FROM \(t)", [])
-        guard let low = ends?.int("low"), let high = ends?.int("high") else { return ([], nil) }
-        // The exclusive starting key, clamped into the table's key range.
-        var from: Int64
-        switch (step.ascending, step.operator) {
-        case (true, ">="): from = max(step.bound, low) - 1
-        case (true, _): from = max(step.bound, low - 1)
-        case (false, "<="): from = min(step.bound, high) + 1
-        default: from = min(step.bound, high + 1)
-        }
+    /// Walks keys from the cursor in chunks of `BrowseLimits.scanChunk` (each found by an
+    /// index-only read of the key) until `limit` rows matched, the table ended, or the scan
+    /// budget ran out (then returns the last key examined).
+    private func boundedScan(_ query: BrowseQuery, _ step: KeyStep, limit: Int) throws -> ([SQLRow], BrowseKey?) {
         var rows: [SQLRow] = []
+        var from: BrowseKey?  // nil: the first chunk starts at the cursor
         var scanned: Int64 = 0
         while rows.count < limit {
-            if step.ascending ? from >= high : from <= low { return (rows, nil) }
-            if scanned >= BrowseLimits.scanBudget(query.table) { return (rows, from) }
-            let statement = chunkStatement(query, step, from: from, limit: limit - rows.count)
+            if let from, scanned >= BrowseLimits.scanBudget(query.table) { return (rows, from) }
+            let end = query.chunkEnd(step, from: from)
+            guard let chunk = try database.queryFirst(end.sql, end.parameters), (chunk.int("chunk_keys") ?? 0) > 0,
+                  chunk["chunk_end"] != .null else { return (rows, nil) }
+            let through = query.keyIsText ? BrowseKey.text(chunk.string("chunk_end") ?? "") : BrowseKey.integer(chunk.int("chunk_end") ?? 0)
+            let statement = query.chunkRows(step, from: from, through: through, limit: limit - rows.count)
             rows += try database.query(statement.sql, statement.parameters)
-            from = step.ascending ? from &+ BrowseLimits.scanChunk : from &- BrowseLimits.scanChunk
+            if (chunk.int("chunk_keys") ?? 0) < BrowseLimits.scanChunk { return (rows, nil) }
+            from = through
             scanned += BrowseLimits.scanChunk
         }
         return (rows, nil)
     }
 
     /// A SQL row as the list row of `table`, with the small per-row lookups it shows.
-    private func decode(_ table: BrowseTable, _ row: SQLRow) throws -> BrowseRow {
-        let key = row.int("browse_key") ?? 0
+    private func decode(_ table: BrowseTable, _ row: SQLRow, key: BrowseKey) throws -> BrowseRow {
         switch table {
         case .customers: return .customer(key, try customerRow(row))
         case .orders: return .order(key, PurchaseLedger.orderRecord(row))
@@ -156,7 +149,7 @@ public struct Browser {
         let id = row.string("customer_id") ?? ""
         let v: [SQLValue] = [.text(id)]
         let count = Int(try database.queryFirst("""
-            SELECT count(*) AS n FROM (SELECT 1 FROM transactions WHERE customer_id = ? LIMIT \(BrowseLimits.countCap + 1))
+            SELECT count(*) AS n FROM (SELECT 1 FROM transactions WHERE customer_id = ? LIMIT \(BrowseLimits.countCap + 1)) AS capped
             """, v)?.int("n") ?? 0)
         let entitlements = try database.query("SELECT DISTINCT entitlement FROM entitlements WHERE customer_id = ? AND active = 1", v)
             .compactMap { $0.string("entitlement") }.sorted()
@@ -185,37 +178,5 @@ public struct Browser {
         AuditEntry(seq: row.int("seq") ?? 0, at: row.date("at") ?? .distantPast, operatorName: row.string("operator") ?? "",
                    action: row.string("action") ?? "", target: row.string("target") ?? "", details: row.string("details") ?? "",
                    previousHash: row.string("prev_hash") ?? "", hash: row.string("hash") ?? "")
-    }
-}
-
-/// A cursor turned into SQL: the comparison with the bound key, the direction to read in, and
-/// whether the rows come back in reverse display order.
-struct KeyStep {
-    let `operator`: String
-    let bound: Int64
-    let ascending: Bool
-    let reversed: Bool
-
-    init(_ cursor: PageCursor, newestFirst: Bool) {
-        // Written for oldest-first lists; a newest-first list mirrors every comparison.
-        var op: String
-        var bound: Int64
-        var forward: Bool
-        switch cursor {
-        case .first: (op, bound, forward) = (">", Int64.min, true)
-        case .after(let key): (op, bound, forward) = (">", key, true)
-        case .from(let key): (op, bound, forward) = (">=", key, true)
-        case .last: (op, bound, forward) = ("<", Int64.max, false)
-        case .before(let key): (op, bound, forward) = ("<", key, false)
-        }
-        if newestFirst {
-            let mirrored = ["<": ">", ">": "<", ">=": "<=", "<=": ">="]
-            op = mirrored[op] ?? op
-            if bound == Int64.min { bound = Int64.max } else if bound == Int64.max { bound = Int64.min }
-        }
-        self.operator = op
-        self.bound = bound
-        self.ascending = forward != newestFirst
-        self.reversed = !forward
     }
 }

@@ -117,6 +117,7 @@ extension PostgresDatabase: ChangeNotifying {
         let deadline = Date().addingTimeInterval(timeout)
         let prefix = (schemaName.isEmpty ? "public" : schemaName) + "."
         var found: [String] = []
+        var readOnce = false
         while true {
             for notification in connection.takeNotifications() where notification.channel == PostgresChangeFeed.channel {
                 guard notification.payload.hasPrefix(prefix) else { continue }  // another schema's ledger
@@ -125,9 +126,11 @@ extension PostgresDatabase: ChangeNotifying {
             }
             if !found.isEmpty { return found }
             let remaining = deadline.timeIntervalSinceNow
-            if remaining <= 0 { return nil }
+            // Even with no time left, read what the server already sent once (timeout 0 polls).
+            if remaining <= 0 && readOnce { return nil }
+            readOnce = true
             do {
-                _ = try connection.awaitInput(timeout: remaining)
+                _ = try connection.awaitInput(timeout: max(0, remaining))
             } catch let failure as PostgresFailure {
                 // The server went away: one attempt at a new session, which must reload everything.
                 guard (try? reconnect(after: failure)) != nil else {  // the failure below says what happened
