@@ -7,7 +7,7 @@ BIN_RELEASE := .build/release/receiptdesk
 DEMO_DB := .build/demo/purchases.sqlite
 DEMO_CONFIG := .build/demo/config.json
 
-.PHONY: deps build release test bench run certificates clean soak
+.PHONY: deps build release test test-sanitized fuzz fuzz-smoke bench run certificates clean soak
 
 # Installs the Debian packages the build needs, only those missing (a fresh machine needs nothing by hand).
 deps:
@@ -44,6 +44,38 @@ test: deps
 	echo "PostgreSQL test server: $$url"; \
 	RECEIPTDESK_TEST_POSTGRES_URL="$$url" $(SWIFT) test 2>&1 | tee .build/test.log | grep -vE '^(Test Case|\[[0-9]+/[0-9]+\]|Test Suite .* (started|passed)|✔ Suite |✔ Test .*\) passed|◇ )' ; \
 	  exit $${PIPESTATUS[0]}
+	$(MAKE) --no-print-directory fuzz-smoke
+
+# The whole test suite under AddressSanitizer, then UndefinedBehaviorSanitizer (own scratch
+# paths, so the normal build is untouched), against the same kind of private PostgreSQL server.
+test-sanitized: export RECEIPTDESK_LOOPBACK_ONLY := 1
+test-sanitized: export no_proxy := 127.0.0.1,localhost,::1
+test-sanitized: export NO_PROXY := 127.0.0.1,localhost,::1
+test-sanitized: deps
+	@mkdir -p .build; pgdir=$$(mktemp -d); \
+	trap './scripts/postgres-test-server.sh stop "$$pgdir"' EXIT; trap 'exit 130' INT TERM; \
+	url=$$(./scripts/postgres-test-server.sh start "$$pgdir") || exit $$?; \
+	echo "PostgreSQL test server: $$url"; \
+	for sanitizer in address undefined; do \
+	  echo "== swift test --sanitize=$$sanitizer"; \
+	  RECEIPTDESK_TEST_POSTGRES_URL="$$url" $(SWIFT) test --sanitize=$$sanitizer --scratch-path .build/sanitize-$$sanitizer 2>&1 \
+	    | tee .build/test-$$sanitizer.log | grep -vE '^(Test Case|\[[0-9]+/[0-9]+\]|Test Suite .* (started|passed)|✔ Suite |✔ Test .*\) passed|◇ )'; \
+	  status=$${PIPESTATUS[0]}; \
+	  if [ $$status -ne 0 ] || grep -qE '(ERROR: AddressSanitizer|runtime error:)' .build/test-$$sanitizer.log; then \
+	    echo "sanitizer $$sanitizer: FAILED (log .build/test-$$sanitizer.log)"; exit 1; fi; \
+	done
+
+# libFuzzer over every decoder, the config loader, the simulator's HTTP parser and the console's
+# keys (Fuzz/README.md): FUZZ_SECONDS each (default 60). New corpus entries stay in .build/fuzz.
+FUZZ_SECONDS ?= 60
+fuzz: deps
+	FUZZ_SECONDS=$(FUZZ_SECONDS) ./scripts/fuzz.sh run
+
+# A few seconds per target after replaying the committed corpus (Fuzz/Corpus: seeds and every
+# input that once crashed); `make test` runs it.
+FUZZ_SMOKE_SECONDS ?= 4
+fuzz-smoke: deps
+	FUZZ_SMOKE_SECONDS=$(FUZZ_SMOKE_SECONDS) ./scripts/fuzz.sh smoke
 
 bench: release
 	$(BIN_RELEASE) bench
