@@ -12,15 +12,15 @@ final class SoakFaultInjector: @unchecked Sendable {
     var injected: Int { lock.withLock { count } }
 
     /// Mostly what a bad day brings; now and then a rate limit with a `Retry-After` that is short,
-    /// negative, garbage or absurd (the client caps it, so the one that draws it waits a minute).
+    /// negative or garbage, and rarely an absurd one (the client caps it: whoever draws it waits).
     static let menu: [SimulatorFault] = [
         .status(21005, isRetryable: true), .status(21100, isRetryable: true), .status(21199, isRetryable: nil), .status(21002, isRetryable: nil),
         .http(503), .http(500), .delay(0.3), .drop,
         .status(21005, isRetryable: true), .http(503), .delay(0.1), .drop,
         .status(21005, isRetryable: true), .http(503), .delay(0.1), .drop,
         .rateLimited(retryAfter: "1"), .rateLimited(retryAfter: "-30"), .rateLimited(retryAfter: "soon"),
-        .rateLimited(retryAfter: "99999999999"),
     ]
+    static let absurd = SimulatorFault.rateLimited(retryAfter: "99999999999")
 
     init(faults: SimulatorFaults) { self.faults = faults }
 
@@ -28,7 +28,8 @@ final class SoakFaultInjector: @unchecked Sendable {
         var random = SplitMix64(seed: 0xFA17)
         while Date() < deadline {
             if faults.pending < 8 {
-                let fault = Self.menu[Int.random(in: 0..<Self.menu.count, using: &random)]
+                let fault = Int.random(in: 0..<100, using: &random) == 0 ? Self.absurd
+                    : Self.menu[Int.random(in: 0..<Self.menu.count, using: &random)]
                 faults.inject(fault, times: Int.random(in: 1...3, using: &random))
                 lock.withLock { count += 1 }
             }
@@ -37,7 +38,7 @@ final class SoakFaultInjector: @unchecked Sendable {
     }
 }
 
-/// Batch re-verification of random receipts at concurrency 32, one batch after another.
+/// Batch re-verification of 64 random receipts at concurrency 32, one batch after another.
 final class SoakReverifyLoop: @unchecked Sendable {
     private let ledger: PurchaseLedger
     private let reverifier: Reverifier
@@ -57,7 +58,7 @@ final class SoakReverifyLoop: @unchecked Sendable {
             while Date() < deadline, !Task.isCancelled {
                 let ids: [Int64]
                 do {
-                    ids = try ledger.database.query("SELECT receipt_id FROM receipts ORDER BY random() LIMIT 150", []).compactMap { $0.int("receipt_id") }
+                    ids = try ledger.database.query("SELECT receipt_id FROM receipts ORDER BY random() LIMIT 64", []).compactMap { $0.int("receipt_id") }
                 } catch {
                     lock.withLock { problem = "listing receipts: \(error)" }
                     break
