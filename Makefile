@@ -51,6 +51,9 @@ test: deps
 test-sanitized: export RECEIPTDESK_LOOPBACK_ONLY := 1
 test-sanitized: export no_proxy := 127.0.0.1,localhost,::1
 test-sanitized: export NO_PROXY := 127.0.0.1,localhost,::1
+# Leaks inside Foundation, libcurl and XCTest are suppressed (listed with reasons in the file).
+test-sanitized: export LSAN_OPTIONS := suppressions=$(CURDIR)/Fuzz/lsan-suppressions.txt:print_suppressions=0
+test-sanitized: export UBSAN_OPTIONS := print_stacktrace=1
 test-sanitized: deps
 	@mkdir -p .build; pgdir=$$(mktemp -d); \
 	trap './scripts/postgres-test-server.sh stop "$$pgdir"' EXIT; trap 'exit 130' INT TERM; \

@@ -109,6 +109,8 @@ fuzz() {
 command=${1:-run}; shift || true
 if [ $# -gt 0 ] && [ "$command" != replay ]; then TARGETS=("$@"); else TARGETS=("${ALL_TARGETS[@]}"); fi
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:allocator_may_return_null=1}
+# Swift's own crash backtracer hides the stack from ASan and libFuzzer; let them report it.
+export SWIFT_BACKTRACE=${SWIFT_BACKTRACE:-enable=no}
 
 case "$command" in
     build) build ;;

@@ -11,8 +11,8 @@ struct TLV {
 }
 
 enum TLVScanner {
-    /// Reads the value at `position`, which must be before `end`. `depth` is the nesting level of
-    /// that value; deeper than `maxDepth` fails with `tooDeep`.
+    /// Reads the value at `position`; at or past `end` fails with `truncated`. `depth` is the
+    /// nesting level of that value; deeper than `maxDepth` fails with `tooDeep`.
     static func scan(_ bytes: UnsafeBufferPointer<UInt8>, at position: Int, end: Int, depth: Int, maxDepth: Int) throws -> TLV {
         guard depth <= maxDepth else {
             throw ReceiptError(.tooDeep, "ASN.1 nesting deeper than \(maxDepth) levels at byte \(position)")
@@ -63,6 +63,11 @@ enum TLVScanner {
 
     static func readTag(_ bytes: UnsafeBufferPointer<UInt8>, _ cursor: inout Int, end: Int) throws -> ASN1Tag {
         let start = cursor
+        // Callers walking fields in place (a certificate's TBS, an attribute) may ask at the very
+        // end of an empty or exhausted container: that is missing input, never a read past it.
+        guard cursor >= 0, cursor < min(end, bytes.count) else {
+            throw ReceiptError(.truncated, "ASN.1 value at byte \(start): input ends where a value was expected")
+        }
         let first = bytes[cursor]
         cursor += 1
         let tagClass = ASN1Tag.TagClass(rawValue: first >> 6) ?? .universal
