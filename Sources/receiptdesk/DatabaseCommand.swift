@@ -24,6 +24,7 @@ enum DatabaseCommand {
         switch command {
         case "copy": return try copy(rest)
         case "bench": return try bench(rest)
+        case "bench-worker": return try PostgresBench.worker(rest)  // started by the benchmark, not documented
         default: throw CommandFailure.usage("unknown db command '\(command)'\n\(usage)")
         }
     }
@@ -173,7 +174,7 @@ enum DatabaseCommand {
         }
     }
 
-    private static func lookups(_ location: String, backend: String, count: Int, runs: Int, into report: inout LedgerBenchReport) throws {
+    static func lookups(_ location: String, backend: String, count: Int, runs: Int, into report: inout LedgerBenchReport) throws {
         let ledger = PurchaseLedger(database: try PurchaseDatabase.open(location), configuration: LedgerBenchCases.configuration,
                                     verifier: ReceiptVerifier(trust: try TestCertificateAuthority.shared().trustStore()))
         let customers = (0..<min(count, LedgerImportBench.customerCount)).map(LedgerImportBench.customerId)
@@ -191,7 +192,7 @@ enum DatabaseCommand {
 }
 
 /// Fresh databases for the backend benchmark: files in a temporary folder, schemas on the server.
-private final class BenchScratch {
+final class BenchScratch {
     let folder: URL
     let postgresURL: String
     private var schemas: [String] = []

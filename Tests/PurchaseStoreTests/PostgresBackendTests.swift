@@ -131,14 +131,29 @@ struct PostgresBackendTests {
     @Test(.enabled(if: PostgresTestServer.url != nil, PostgresTestServer.skipped))
     func aWriterWaitingLongerThanTheBusyTimeoutIsBusy() throws {
         let scratch = try ScratchDatabase(.postgres)
+        _ = try scratch.open()
         let holder = try PostgresDatabase(url: scratch.location)
         let waiter = try PostgresDatabase(url: scratch.location)
         try waiter.execute("SET lock_timeout = '200ms'", [])
         try holder.writeTransaction {
+            try holder.lockAuditChain()
+            #expect(try waiter.writeTransaction { 42 } == 42, "a writer that appends nothing waits for nobody")
             let start = Date()
-            #expect(throws: StoreError(.busy, "")) { try waiter.writeTransaction { } }
+            #expect(throws: StoreError(.busy, "")) { try waiter.writeTransaction { try waiter.lockAuditChain() } }
+            #expect(throws: StoreError(.busy, "")) {
+                try waiter.writeTransaction {
+                    _ = try AuditLog.append(waiter, at: Date(), operatorName: "w", action: "test", target: "t", details: .object([]))
+                }
+            }
             #expect(Date().timeIntervalSince(start) < 5)
+            // The same customer is changed by one writer at a time, other customers by anyone.
+            try holder.execute("INSERT INTO customers (customer_id, created_at, updated_at) VALUES ('a', 'x', 'x'), ('b', 'x', 'x')", [])
         }
-        try waiter.writeTransaction { }  // free again
+        try holder.writeTransaction {
+            try holder.lockCustomer("a")
+            #expect(throws: StoreError(.busy, "")) { try waiter.writeTransaction { try waiter.lockCustomer("a") } }
+            try waiter.writeTransaction { try waiter.lockCustomer("b") }
+        }
+        try waiter.writeTransaction { try waiter.lockAuditChain(); try waiter.lockCustomer("a") }  // free again
     }
 }

@@ -66,6 +66,11 @@ struct PostgresConcurrencyTests {
         #expect(try f.count("SELECT count(*) AS n FROM transactions") == Int64(allIds.count))
         #expect(try f.count("SELECT count(*) AS n FROM grants WHERE revoked_at IS NULL") == Int64(Self.receiptCount))
         #expect(try f.count("SELECT count(*) AS n FROM (SELECT customer_id FROM grants GROUP BY customer_id, entitlement HAVING count(*) > 1) AS twice") == 0)
+        // Entitlements recomputed by racing writers are each customer's one set, never two interleaved.
+        #expect(try f.count("""
+            SELECT count(*) AS n FROM (SELECT customer_id FROM entitlements
+            GROUP BY customer_id, entitlement, source, coalesce(transaction_id, ''), coalesce(grant_id, 0) HAVING count(*) > 1) AS twice
+            """) == 0)
         // Every customer imported every receipt: cust-i its own, each claimant all of them.
         let claimants = (0..<Self.operatorCount).map { "claimant-\($0)" }
         for index in 0..<Self.receiptCount {

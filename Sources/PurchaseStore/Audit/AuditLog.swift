@@ -41,10 +41,12 @@ public enum AuditLog {
     }
 
     /// Appends an entry. Must run inside the write transaction of the change it records, so the
-    /// change and its entry land together; the write lock orders appends from every process.
+    /// change and its entry land together; the writer lock (`lockAuditChain`) orders appends from
+    /// every process.
     @discardableResult
     public static func append(_ database: SQLDatabase, at date: Date, operatorName: String, action: String,
                               target: String, details: JSONValue) throws -> AuditEntry {
+        try database.lockAuditChain()
         let head = try database.queryFirst("SELECT seq, hash FROM audit_head WHERE id = 1", [])
         let seq = (head?.int("seq") ?? 0) + 1
         let previous = head?.string("hash") ?? genesis
@@ -64,6 +66,20 @@ public enum AuditLog {
         }
         return AuditEntry(seq: seq, at: date, operatorName: operatorName, action: action, target: target,
                           details: text, previousHash: previous, hash: hash)
+    }
+
+    /// Appends an entry when the open write transaction commits, for callers that need no entry
+    /// back (the ledger). On PostgreSQL the append runs just before COMMIT, so writers hold the
+    /// chain's lock only for the append and the commit; elsewhere (SQLite, whose write
+    /// transaction is already exclusive), now. Same chain, same transaction as the change.
+    public static func appendAtCommit(_ database: SQLDatabase, at date: Date, operatorName: String, action: String,
+                                      target: String, details: JSONValue) throws {
+        if let postgres = database as? PostgresDatabase, postgres.deferUntilCommit({
+            try append(postgres, at: date, operatorName: operatorName, action: action, target: target, details: details)
+        }) {
+            return
+        }
+        try append(database, at: date, operatorName: operatorName, action: action, target: target, details: details)
     }
 
     /// Recomputes the whole chain, page by page, and names the first entry altered or removed.

@@ -57,6 +57,7 @@ extension PurchaseLedger {
     /// Recomputes and stores the customer's entitlement rows (inside the caller's transaction).
     @discardableResult
     func refreshEntitlements(_ customerId: String, now: Date) throws -> [EntitlementState] {
+        try database.lockCustomer(customerId)  // PostgreSQL: a concurrent recomputation would duplicate rows
         let states = try entitlements(customerId, now: now)
         try database.execute("DELETE FROM entitlements WHERE customer_id = ?", [.text(customerId)])
         for state in states {

@@ -28,6 +28,7 @@ public final class PurchaseLedger {
             INSERT INTO customers (customer_id, is_tester, created_at, updated_at) VALUES (?, 0, ?, ?)
             ON CONFLICT (customer_id) DO NOTHING
             """, [.text(customerId), .date(now), .date(now)])
+        try database.lockCustomer(customerId)  // PostgreSQL: one change per customer at a time
     }
 
     /// Fails with `notFound` unless the customer exists.
@@ -60,7 +61,7 @@ public final class PurchaseLedger {
     }
 
     func audit(_ now: Date, _ operatorName: String, _ action: String, _ target: String, _ details: JSONValue) throws {
-        try AuditLog.append(database, at: now, operatorName: operatorName, action: action, target: target, details: details)
+        try AuditLog.appendAtCommit(database, at: now, operatorName: operatorName, action: action, target: target, details: details)
     }
 }
 

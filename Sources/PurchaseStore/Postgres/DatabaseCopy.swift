@@ -65,7 +65,10 @@ public enum DatabaseCopy {
         }
         var counts: [String: Int64] = [:]
         try source.writeTransaction {
+            // No ledger change can commit on either side while the copy runs (each needs the writer lock to append).
+            try (source as? PostgresDatabase)?.lockWriters()
             try target.writeTransaction {
+                try (target as? PostgresDatabase)?.lockWriters()
                 for (table, _) in tables {
                     let rows = try count(target, table)
                     guard rows == 0 else {

@@ -11,13 +11,25 @@ extension SQLDialect {
 /// The team backend: one session with a PostgreSQL server, behind the same `SQLDatabase`
 /// contract as SQLite.
 ///
-/// Write transactions behave as SQLite's `BEGIN IMMEDIATE` does: each takes a transaction-level
-/// advisory lock first, so receiptdesk writers on one database (every process, every connection)
-/// run one at a time and the audit hash chain stays a single chain, while readers never wait.
+/// Writers run side by side and serialise only where they must (READ COMMITTED):
+/// - the audit append takes the database's writer lock (a transaction-level advisory lock,
+///   `lockWriters`) before it reads the chain's head, and holds it to commit, so the hash chain
+///   stays one chain whoever appends (`SQLDatabase.lockAuditChain`); the ledger's appends wait
+///   until just before COMMIT (`AuditLog.appendAtCommit`), so the lock is held for the
+///   appends and the commit only;
+/// - a ledger change locks the customer row it works on (`SELECT … FOR UPDATE`,
+///   `SQLDatabase.lockCustomer`), so two changes to one customer (order binding, entitlement
+///   recomputation) run one after the other;
+/// - primary keys and unique indexes catch every other race (a transaction id recorded twice, a
+///   second open grant): the loser fails with 23505 and is run again whole, and then sees the
+///   winner's row.
+/// Migrations at open (`exclusiveWrites`), `db copy` and transactions with savepoints (a batch
+/// import: each item must succeed or fail on its own merits, never because another writer raced
+/// it) take the writer lock at the start, as SQLite's `BEGIN IMMEDIATE` would. Readers never wait.
 /// A transaction that fails with a serialization failure (40001), a deadlock (40P01) or a unique
-/// violation (23505) — what a concurrent writer outside that lock can cause — is rolled back and
-/// run again whole, up to `maxAttempts` times. Waiting longer than the busy timeout for the lock
-/// is `StoreError.busy`. A lost connection is `StoreError.cannotOpen` naming the server; the
+/// violation (23505) — inside a savepoint too — is rolled back and run again whole, up to
+/// `maxAttempts` times (a unique violation: 3; on the last a savepoint keeps its own failure). Waiting longer
+/// than the busy timeout for a lock is `StoreError.busy`. A lost connection is `StoreError.cannotOpen` naming the server; the
 /// server rolls the open transaction back, so nothing is half-written.
 public final class PostgresDatabase: SQLDatabase {
     public let dialect = SQLDialect.postgresql
@@ -30,6 +42,15 @@ public final class PostgresDatabase: SQLDatabase {
     /// The schema the session works in (`public` unless the URL's `options` set a search_path).
     private(set) var schemaName = "public"
     private var transactionDepth = 0
+    /// Whether the open transaction holds the writer lock.
+    private var holdsWriterLock = false
+    /// A retryable failure inside the open transaction, kept even when a savepoint undid it: the
+    /// whole transaction runs again (unless this is its last attempt).
+    private var raceInTransaction: PostgresFailure?
+    /// While true, every write transaction takes the writer lock first (migrations at open).
+    var exclusiveWrites = false
+    /// Work the open transaction does just before it commits (deferred audit appends).
+    private var atCommit: [() throws -> Void] = []
     /// The first statement that failed inside the open transaction: PostgreSQL abandons the
     /// transaction there, whatever the body does next, unless a `ROLLBACK TO SAVEPOINT` (see
     /// `SQLDatabase.savepoint`) undoes it.
@@ -44,7 +65,7 @@ public final class PostgresDatabase: SQLDatabase {
     var isListening = false
 
     /// How many times a write transaction runs before a serialization failure or deadlock is
-    /// reported (a unique violation: twice).
+    /// reported (a unique violation: three times).
     public static let maxAttempts = 5
 
     /// Whether `location` names a PostgreSQL database (`postgres://` or `postgresql://`).
@@ -114,11 +135,11 @@ public final class PostgresDatabase: SQLDatabase {
         var attempt = 1
         var reconnected = false
         while true {
-            switch try attemptTransaction(body) {
+            switch try attemptTransaction(body, attempt: attempt) {
             case .done(let result):
                 return result
-            case .retry(let failure) where attempt < (failure.sqlstate == "23505" ? 2 : Self.maxAttempts):
-                // A unique violation under the writer lock repeats itself: one more try is enough to tell.
+            case .retry(let failure) where attempt < Self.attempts(failure):
+                // Another writer won a race (a unique key, a deadlock): run again, seeing its rows.
                 attempt += 1
                 usleep(useconds_t(UInt32.random(in: 2_000...20_000) * UInt32(attempt)))
             case .retry(let failure):
@@ -138,10 +159,15 @@ public final class PostgresDatabase: SQLDatabase {
         case lostBeforeStart(PostgresFailure)
     }
 
-    private func attemptTransaction<T>(_ body: () throws -> T) throws -> Attempt<T> {
+    /// How many times a transaction runs when it keeps failing this way.
+    /// (Each unique violation means the winner committed, so the next run sees its row: two
+    /// in a row are rare, three mean the violation is real.)
+    private static func attempts(_ failure: PostgresFailure) -> Int { failure.sqlstate == "23505" ? 3 : maxAttempts }
+
+    private func attemptTransaction<T>(_ body: () throws -> T, attempt: Int) throws -> Attempt<T> {
         if connection.isBroken { try reconnect(after: nil) }
         do {
-            _ = try connection.executeScript("BEGIN; SELECT pg_advisory_xact_lock(\(writerLockKey))")
+            _ = try connection.executeScript(exclusiveWrites ? "BEGIN; SELECT pg_advisory_xact_lock(\(writerLockKey))" : "BEGIN")
         } catch let failure as PostgresFailure {
             if failure.connectionLost { return .lostBeforeStart(failure) }
             rollbackQuietly()
@@ -150,9 +176,18 @@ public final class PostgresDatabase: SQLDatabase {
         }
         transactionDepth = 1
         failureInTransaction = nil
+        raceInTransaction = nil
+        holdsWriterLock = exclusiveWrites
+        atCommit = []
+        defer { holdsWriterLock = false; atCommit = [] }
         let result: T
         do {
             result = try body()
+            if failureInTransaction == nil {
+                let actions = atCommit
+                atCommit = []
+                for action in actions { try action() }
+            }
         } catch {
             transactionDepth = 0
             let failure = failureInTransaction
@@ -161,6 +196,11 @@ public final class PostgresDatabase: SQLDatabase {
             throw error  // the body's error is what happened (a lost connection included)
         }
         transactionDepth = 0
+        if let race = raceInTransaction, attempt < Self.attempts(race), failureInTransaction == nil {
+            // A savepoint swallowed a race (a batch item): run the whole transaction again.
+            rollbackQuietly()
+            return .retry(race)
+        }
         if let failure = failureInTransaction {
             // The body went on after a failed statement, but PostgreSQL had abandoned the transaction.
             rollbackQuietly()
@@ -206,6 +246,7 @@ public final class PostgresDatabase: SQLDatabase {
             throw StoreError(.sql, "SQL expects \(numbered.count) parameters, got \(parameters.count): \(sql.prefix(80))")
         }
         if transactionDepth == 0 && connection.isBroken { try reconnect(after: nil) }
+        if transactionDepth > 0 && !holdsWriterLock && Self.isSavepoint(sql) { try lockWriters() }
         do {
             let outcome = try connection.execute(numbered.text, parameters, prepared: try preparedName(numbered.text, parameters))
             if transactionDepth > 0 && failureInTransaction != nil && Self.isRollbackToSavepoint(sql) {
@@ -220,6 +261,7 @@ public final class PostgresDatabase: SQLDatabase {
             }
             if transactionDepth > 0 {
                 if failureInTransaction == nil { failureInTransaction = failure }
+                if failure.isRetryable && !failure.isStalePlan && raceInTransaction == nil { raceInTransaction = failure }
             } else if failure.isStalePlan {
                 do {
                     return try connection.execute(numbered.text, parameters)
@@ -277,6 +319,10 @@ public final class PostgresDatabase: SQLDatabase {
         sql.drop { $0.isWhitespace }.prefix(12).uppercased() == "ROLLBACK TO "
     }
 
+    private static func isSavepoint(_ sql: String) -> Bool {
+        sql.drop { $0.isWhitespace }.prefix(10).uppercased() == "SAVEPOINT "
+    }
+
     private static func isRead(_ sql: String) -> Bool {
         let head = sql.drop { $0.isWhitespace }.prefix(6).uppercased()
         return head == "SELECT"
@@ -285,11 +331,35 @@ public final class PostgresDatabase: SQLDatabase {
     /// Whether this session is inside a write transaction (for helpers that need one).
     var isInTransaction: Bool { transactionDepth > 0 }
 
+    /// Defers `action` to just before the open write transaction commits (after its body, in
+    /// order; a failure rolls the transaction back like the body's would). False, and nothing
+    /// deferred, outside a write transaction or once it holds the writer lock (a batch with
+    /// savepoints: what a savepoint undoes must not run at commit): run it now instead.
+    func deferUntilCommit(_ action: @escaping () throws -> Void) -> Bool {
+        guard transactionDepth > 0, !holdsWriterLock else { return false }
+        atCommit.append(action)
+        return true
+    }
+
+    /// Takes the database's writer lock for the rest of the open write transaction (released at
+    /// commit or rollback): the audit chain's appends, migrations and `db copy` take it, so they
+    /// run one at a time across every process. Waits up to the busy timeout.
+    public func lockWriters() throws {
+        guard transactionDepth > 0 else {
+            throw StoreError(.invalidRequest, "the writer lock is taken inside a write transaction, and none is open")
+        }
+        guard !holdsWriterLock else { return }
+        try execute("SELECT pg_advisory_xact_lock(\(writerLockKey))", [])
+        holdsWriterLock = true
+    }
+
     /// Opens the purchase database at `url`: connects, migrates (several processes at once
     /// included: migrations run under the writer lock) and installs the change triggers. With
     /// `create` false, a database without receiptdesk's tables is refused instead of set up.
     public static func openPurchaseDatabase(url: String, create: Bool) throws -> PostgresDatabase {
         let database = try PostgresDatabase(url: url)
+        database.exclusiveWrites = true  // several processes opening a new database at once migrate it once
+        defer { database.exclusiveWrites = false }
         if !create, try database.queryFirst("SELECT to_regclass('schema_migrations') IS NOT NULL AS found", [])?.bool("found") != true {
             throw StoreError(.cannotOpen, "no receiptdesk database at \(database.location): it has no schema_migrations table")
         }

@@ -1,0 +1,117 @@
+import Foundation
+import PurchaseStore
+import ReceiptCore
+import StoreSimulator
+
+/// `receiptdesk bench --postgres URL` (and `receiptdesk db bench --postgres URL --processes`):
+/// import throughput from 1 and from 4 *processes* on PostgreSQL beside SQLite, each process a
+/// `receiptdesk db bench-worker` with its own connection, plus the ledger lookups. Each worker
+/// builds and verifies its share of the receipts first and reports ready; the clock runs from
+/// the moment all are told to go until the last one finishes (one `importArtefact` per receipt).
+enum PostgresBench {
+    static let names = ["postgresql import", "postgresql lookup", "sqlite import from", "processes ÷ 1 process"]
+
+    /// The figures for `receipts` receipts of 3 transactions on both backends, fresh databases
+    /// (a temporary file; a temporary schema at `url`, dropped afterwards).
+    static func run(url: String, receipts: Int, runs: Int, progress: Bool) throws -> LedgerBenchReport {
+        var report = LedgerBenchReport()
+        let scratch = try BenchScratch(postgresURL: url)
+        defer { scratch.remove() }
+        for backend in ["sqlite", "postgresql"] {
+            var single: Double = 0
+            for processes in [1, 4] {
+                let location = try scratch.newDatabase(backend)
+                _ = try PurchaseDatabase.open(location)  // migrated once, before timing
+                LedgerBenchCases.say("backends: \(backend), importing from \(processes) process(es)…", progress)
+                let (transactions, seconds) = try importFromProcesses(processes, location: location, receipts: receipts)
+                try LedgerBenchCases.expect(transactions == Int64(receipts * LedgerImportBench.purchasesPerReceipt),
+                                            "\(backend): \(transactions) transactions recorded by \(processes) processes, not \(receipts * 3)")
+                let rate = seconds > 0 ? Double(transactions) / seconds : 0
+                report.figures.append(LedgerFigure(name: "\(backend) import from \(processes) process\(processes == 1 ? "" : "es"), one operation each, transactions/s",
+                                                   value: rate, aim: .none))
+                if processes == 1 {
+                    single = rate
+                    try DatabaseCommand.lookups(location, backend: backend, count: receipts, runs: runs, into: &report)
+                } else if single > 0 {
+                    report.figures.append(LedgerFigure(name: "\(backend) import, \(processes) processes ÷ 1 process", value: rate / single,
+                                                       aim: backend == "postgresql" ? .atLeast(2) : .none))
+                }
+            }
+        }
+        report.notes.append("backends: \(receipts) receipts × 3 transactions, one importArtefact each, from receiptdesk processes with a connection each; PostgreSQL writers queue only on the audit chain and per customer, SQLite's on its one write lock")
+        return report
+    }
+
+    /// Starts `count` workers on `location`, waits until each is ready, lets them go at once and
+    /// returns the transactions they recorded and the seconds from go to the last one done.
+    static func importFromProcesses(_ count: Int, location: String, receipts: Int) throws -> (Int64, Double) {
+        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]  // not Linux: argv[0]
+        var workers: [(process: Process, input: Pipe, output: Pipe)] = []
+        for index in 0..<count {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: executable)
+            process.arguments = ["db", "bench-worker", "--db", location, "--receipts", String(receipts), "--worker", String(index), "--workers", String(count)]
+            let (input, output) = (Pipe(), Pipe())
+            process.standardInput = input
+            process.standardOutput = output
+            try process.run()
+            workers.append((process, input, output))
+        }
+        defer { for worker in workers where worker.process.isRunning { worker.process.terminate() } }
+        for worker in workers {
+            guard readLine(worker.output) == "ready" else { throw LedgerBenchFailure(message: "a bench worker did not start (\(location))") }
+        }
+        let start = ContinuousClock.now
+        for worker in workers { worker.input.fileHandleForWriting.write(Data("go\n".utf8)) }
+        var transactions: Int64 = 0
+        for worker in workers {
+            let line = readLine(worker.output) ?? ""
+            worker.process.waitUntilExit()
+            guard worker.process.terminationStatus == 0, line.hasPrefix("done "), let recorded = Int64(line.dropFirst(5)) else {
+                throw LedgerBenchFailure(message: "a bench worker failed (exit \(worker.process.terminationStatus)): \(line)")
+            }
+            transactions += recorded
+        }
+        return (transactions, LedgerBenchCases.seconds(ContinuousClock.now - start))
+    }
+
+    /// One line from a worker's output, without its newline; nil at the end.
+    private static func readLine(_ pipe: Pipe) -> String? {
+        var bytes: [UInt8] = []
+        while true {
+            let chunk = pipe.fileHandleForReading.readData(ofLength: 1)
+            guard let byte = chunk.first else { return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self) }
+            if byte == 10 { return String(decoding: bytes, as: UTF8.self) }
+            bytes.append(byte)
+        }
+    }
+
+    /// `receiptdesk db bench-worker --db LOCATION --receipts N --worker K --workers W`: builds
+    /// receipts K, K+W, K+2W, … of the import benchmark, says `ready`, waits for a line on
+    /// standard input, imports them (one operation each) and says `done TRANSACTIONS`.
+    static func worker(_ arguments: [String]) throws -> ExitStatus {
+        var args = Arguments(arguments)
+        guard let location = try args.value("--db"), let total = try args.value("--receipts").flatMap({ Int($0) }),
+              let index = try args.value("--worker").flatMap({ Int($0) }), let count = try args.value("--workers").flatMap({ Int($0) }),
+              count > 0, index >= 0, index < count else {
+            throw CommandFailure.usage("usage: receiptdesk db bench-worker --db LOCATION --receipts N --worker K --workers W")
+        }
+        _ = try args.finish(maxPositionals: 0)
+        let authority = try TestCertificateAuthority.shared()
+        let mine = Array(stride(from: index, to: total, by: count))
+        let receipts = try mine.map { try LedgerImportBench.receipt($0, authority) }
+        let ledger = PurchaseLedger(database: try PurchaseDatabase.open(location, create: false), configuration: LedgerBenchCases.configuration,
+                                    verifier: ReceiptVerifier(trust: authority.trustStore(), expectedBundleIds: Set(LedgerBenchCases.configuration.bundleIds)),
+                                    clock: { LedgerBenchCases.now })
+        if let first = receipts.first { _ = ledger.verifier.verify(try ReceiptDecoder.decode(first)) }  // the chain cache warm, as in a running process
+        FileHandle.standardOutput.write(Data("ready\n".utf8))  // unbuffered: the parent waits for it
+        guard Swift.readLine() != nil else { return .ok }  // the parent went away: nothing to measure
+        var recorded: Int64 = 0
+        for (position, bytes) in receipts.enumerated() {
+            let customer = LedgerImportBench.customerId(mine[position] % LedgerImportBench.customerCount)
+            recorded += Int64(try ledger.importArtefact(bytes, customer: customer, source: "bench", operatorName: "bench-\(index)").transactions.count)
+        }
+        FileHandle.standardOutput.write(Data("done \(recorded)\n".utf8))
+        return .ok
+    }
+}
