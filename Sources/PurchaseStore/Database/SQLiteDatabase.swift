@@ -39,6 +39,9 @@ public final class SQLiteDatabase: SQLDatabase {
                 // A bigger page cache and fewer checkpoints: each ledger operation touches ~20 pages.
                 _ = try query("PRAGMA cache_size=-16384", [])
                 _ = try query("PRAGMA wal_autocheckpoint=4000", [])
+                // Statement and savepoint journals (a batch import's per-item savepoints) stay in
+                // memory instead of spilling to temporary files; crash recovery never reads them.
+                try execute("PRAGMA temp_store=MEMORY", [])
             }
             try execute("PRAGMA foreign_keys=ON", [])
             // Reading the schema catches a file that is not a database at all.

@@ -54,25 +54,14 @@ extension PurchaseLedger {
         EntitlementCalculator.compute(try entitlementInput(customerId), configuration: configuration, now: now)
     }
 
-    /// Recomputes and stores the customer's entitlement rows (inside the caller's transaction).
+    /// Recomputes the customer's entitlements and stores them, one row per source (inside the
+    /// caller's transaction). Only rows whose content changed are written (see `EntitlementRowWriter`).
     @discardableResult
     func refreshEntitlements(_ customerId: String, now: Date) throws -> [EntitlementState] {
         try database.lockCustomer(customerId)  // PostgreSQL: a concurrent recomputation would duplicate rows
         let states = try entitlements(customerId, now: now)
-        try database.execute("DELETE FROM entitlements WHERE customer_id = ?", [.text(customerId)])
-        for state in states {
-            for source in state.sources {
-                try database.execute("""
-                    INSERT INTO entitlements (customer_id, entitlement, source, transaction_id, grant_id, starts_at, ends_at,
-                                              units, active, revoked, revoked_by, reason, flags, computed_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """, [.text(customerId), .text(state.name), .text(source.kind.rawValue), .text(source.transactionId),
-                          .integer(source.grantId), .date(source.starts), .date(source.ends), .integer(source.units),
-                          .bool(source.isActive), .bool(source.flags.contains { $0.hasPrefix("revoked") }),
-                          .text(source.flags.first { $0.hasPrefix("revoked by ") }.map { String($0.dropFirst("revoked by ".count)) }),
-                          .text(source.reason), .text(source.flags.joined(separator: ", ")), .date(now)])
-            }
-        }
+        let rows = states.flatMap { state in state.sources.map { EntitlementRow(state, $0) } }
+        try EntitlementRowWriter(database: database, customerId: customerId, now: now).write(rows)
         return states
     }
 }
