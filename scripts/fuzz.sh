@@ -21,7 +21,7 @@ SWIFTC=${SWIFTC:-swiftc}
 ALL_TARGETS=(der unified legacy jws verifyreceipt detect config http console)
 LIB=$OUT/lib
 BIN=$OUT/bin
-FLAGS=(-swift-version 6 -parse-as-library -Onone -sanitize=fuzzer,address -use-ld=lld)
+FLAGS=(-swift-version 6 -parse-as-library -Onone -sanitize=fuzzer,address -use-ld=lld -j"$(nproc 2>/dev/null || echo 2)")
 CMODULES=(-I "$SRC/Sources/COpenSSL" -I "$SRC/Sources/CSQLite" -I "$SRC/Sources/CLibPQ" -Xcc -I/usr/include/postgresql)
 
 log() { echo "fuzz: $*" >&2; }
@@ -93,7 +93,7 @@ fuzz() {
     mkdir -p "$corpus" "$OUT/crashes/$target" "$OUT/logs" "$ROOT/Fuzz/Corpus/$target"
     seeds "$target"
     local status=0
-    "$BIN/$target" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=3072 -max_len=65536 -print_final_stats=1 \
+    "$BIN/$target" -max_total_time="$seconds" -timeout=60 -rss_limit_mb=3072 -max_len=65536 -print_final_stats=1 \
         -artifact_prefix="$OUT/crashes/$target/" "$corpus" "$ROOT/Fuzz/Corpus/$target" "$OUT/seeds/$target" \
         > "$OUT/logs/$target.log" 2>&1 || status=$?
     local runs

@@ -30,14 +30,14 @@ enum FuzzTarget {
                     case .key(let event):
                         controller.handle(event)
                     case .settle:
-                        controller.waitUntilIdle(timeout: 10)
+                        controller.waitUntilIdle(timeout: 5)
                     }
                     // Drawing costs most of an execution: draw after every fourth key, and the final state.
                     if index % 4 == 3 { controller.render(on: screen) }
                     if controller.isFinished { break }
                 }
                 controller.render(on: screen)
-                controller.waitUntilIdle(timeout: 10)
+                controller.waitUntilIdle(timeout: 5)
                 controller.shutdown()
             }
         } catch {
