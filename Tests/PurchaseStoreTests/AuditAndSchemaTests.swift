@@ -1,65 +1,69 @@
 import Foundation
 import PurchaseStore
 import ReceiptCore
+import StoreSimulator
 import Testing
 
-@Suite("Audit chain and schema migrations")
+// Run on every backend (TestBackend.available): SQLite always, PostgreSQL when
+// RECEIPTDESK_TEST_POSTGRES_URL names a test server (make test starts one).
+
+@Suite("Audit chain and schema migrations on both backends")
 struct AuditAndSchemaTests {
-    func populated() throws -> LedgerFixture {
-        let f = try LedgerFixture()
+    func populated(_ backend: TestBackend) throws -> BackendLedgerFixture {
+        let f = try BackendLedgerFixture(backend)
         for index in 0..<5 {
             try f.ledger.createOrder("ORD-\(index)", customer: "alice", product: "com.example.pro.monthly", operatorName: "mei")
         }
         return f
     }
 
-    @Test func intactChainVerifies() throws {
-        let f = try populated()
+    @Test(arguments: TestBackend.available) func intactChainVerifies(_ backend: TestBackend) throws {
+        let f = try populated(backend)
         let result = try AuditLog.verify(f.database)
         #expect(result.isIntact)
         #expect(result.checked == 5)
     }
 
-    @Test func editingARowIsCaught() throws {
-        let f = try populated()
+    @Test(arguments: TestBackend.available) func editingARowIsCaught(_ backend: TestBackend) throws {
+        let f = try populated(backend)
         try f.database.execute("UPDATE audit_log SET details = '{\"customer\":\"mallory\"}' WHERE seq = 3", [])
         #expect(try AuditLog.verify(f.database).problem == "entry 3 was altered: its hash does not match its content")
     }
 
-    @Test func editingARowAndItsHashIsCaughtByTheNext() throws {
-        let f = try populated()
+    @Test(arguments: TestBackend.available) func editingARowAndItsHashIsCaughtByTheNext(_ backend: TestBackend) throws {
+        let f = try populated(backend)
         try f.database.execute("UPDATE audit_log SET operator = 'ghost', hash = 'beef' WHERE seq = 2", [])
         let problem = try AuditLog.verify(f.database).problem ?? ""
         #expect(problem.hasPrefix("entry 2 was altered") || problem.hasPrefix("entry 2 or 3 was altered"))
     }
 
-    @Test func deletingAMiddleRowIsCaught() throws {
-        let f = try populated()
+    @Test(arguments: TestBackend.available) func deletingAMiddleRowIsCaught(_ backend: TestBackend) throws {
+        let f = try populated(backend)
         try f.database.execute("DELETE FROM audit_log WHERE seq = 4", [])
         #expect(try AuditLog.verify(f.database).problem?.hasPrefix("entry 4 was removed") == true)
     }
 
-    @Test func deletingTheLastRowIsCaught() throws {
-        let f = try populated()
+    @Test(arguments: TestBackend.available) func deletingTheLastRowIsCaught(_ backend: TestBackend) throws {
+        let f = try populated(backend)
         try f.database.execute("DELETE FROM audit_log WHERE seq = 5", [])
         #expect(try AuditLog.verify(f.database).problem?.hasPrefix("entry 5 was removed") == true)
     }
 
-    @Test func freshDatabaseRecordsItsMigrationsAndReopens() throws {
-        let f = try LedgerFixture()
+    @Test(arguments: TestBackend.available) func freshDatabaseRecordsItsMigrationsAndReopens(_ backend: TestBackend) throws {
+        let f = try BackendLedgerFixture(backend)
         #expect(try f.count("SELECT count(*) AS n FROM schema_migrations") == Int64(PurchaseSchema.migrations.count))
         try MigrationRunner.migrate(f.database)
         #expect(try f.count("SELECT count(*) AS n FROM schema_migrations") == Int64(PurchaseSchema.migrations.count))
-        let reopened = try PurchaseDatabase.open(f.path, create: false)
-        #expect(reopened.location == f.path)
+        let reopened = try PurchaseDatabase.open(f.scratch.location, create: false)
+        #expect(reopened.location == f.database.location)
     }
 
-    @Test func aNewerDatabaseIsRefused() throws {
-        let f = try LedgerFixture()
+    @Test(arguments: TestBackend.available) func aNewerDatabaseIsRefused(_ backend: TestBackend) throws {
+        let f = try BackendLedgerFixture(backend)
         try f.database.execute("INSERT INTO schema_migrations (position, name, applied_at) VALUES (?, '9999-from-the-future', '2030-01-01T00:00:00Z')",
                                [.integer(Int64(PurchaseSchema.migrations.count + 1))])
         do {
-            _ = try PurchaseDatabase.open(f.path, create: false)
+            _ = try PurchaseDatabase.open(f.scratch.location, create: false)
             Issue.record("a newer database was opened")
         } catch let error as StoreError {
             #expect(error.code == .schemaTooNew)
@@ -68,23 +72,54 @@ struct AuditAndSchemaTests {
         }
     }
 
-    @Test func aFileThatIsNotADatabaseIsRefused() throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("not-a-db-\(UUID().uuidString)").path
-        try Data("hello, this is not sqlite".utf8).write(to: URL(fileURLWithPath: path))
-        defer { try? FileManager.default.removeItem(atPath: path) }  // cleanup only
-        #expect(throws: StoreError.self) { _ = try PurchaseDatabase.open(path) }
-    }
-
-    @Test func lookupsUseIndexes() throws {
-        let f = try LedgerFixture()
+    @Test(arguments: TestBackend.available) func lookupsUseIndexes(_ backend: TestBackend) throws {
+        let f = try BackendLedgerFixture(backend)
+        let postgres = backend == .postgres
+        // On tiny tables PostgreSQL's planner prefers a scan; forbidding it shows an index serves each lookup.
+        if postgres { try f.database.execute("SET enable_seqscan = off", []) }
         for (sql, parameter) in [
             ("SELECT * FROM transactions WHERE customer_id = ?", "c"), ("SELECT * FROM transactions WHERE transaction_id = ?", "t"),
             ("SELECT * FROM transactions WHERE original_transaction_id = ?", "o"), ("SELECT * FROM orders WHERE order_id = ?", "o"),
             ("SELECT * FROM transactions WHERE product_id = ?", "p"), ("SELECT * FROM orders WHERE customer_id = ?", "c"),
             ("SELECT * FROM receipts WHERE customer_id = ?", "c"), ("SELECT * FROM transactions WHERE order_id = ?", "o"),
+            ("SELECT * FROM grants WHERE customer_id = ? AND entitlement = ? AND revoked_at IS NULL", "c"),
         ] {
-            let plan = try f.database.query("EXPLAIN QUERY PLAN " + sql, [.text(parameter)]).compactMap { $0.string("detail") }
-            #expect(plan.allSatisfy { $0.hasPrefix("SEARCH") }, "\(sql): \(plan)")
+            let parameters: [SQLValue] = sql.contains("entitlement = ?") ? [.text(parameter), .text("pro")] : [.text(parameter)]
+            let plan = try f.database.query((postgres ? "EXPLAIN " : "EXPLAIN QUERY PLAN ") + sql, parameters)
+                .compactMap { $0.string(postgres ? "QUERY PLAN" : "detail") }
+            if postgres {
+                #expect(!plan.isEmpty && plan.allSatisfy { !$0.contains("Seq Scan") }, "\(sql): \(plan)")
+            } else {
+                #expect(plan.allSatisfy { $0.hasPrefix("SEARCH") }, "\(sql): \(plan)")
+            }
         }
+    }
+
+    @Test(arguments: TestBackend.available) func severalProcessesOpeningANewDatabaseMigrateItOnce(_ backend: TestBackend) throws {
+        let scratch = try ScratchDatabase(backend)
+        let location = scratch.location
+        let outcomes = Outcomes()
+        let group = DispatchGroup()
+        for _ in 0..<4 {
+            group.enter()
+            Thread.detachNewThread {
+                defer { group.leave() }
+                do {
+                    let database = try PurchaseDatabase.open(location)
+                    outcomes.add("opened \(try database.queryFirst("SELECT count(*) AS n FROM schema_migrations", [])?.int("n") ?? -1)")
+                } catch {
+                    outcomes.add("failed: \(error)")
+                }
+            }
+        }
+        group.wait()
+        #expect(outcomes.values == Array(repeating: "opened \(PurchaseSchema.migrations.count)", count: 4))
+    }
+
+    @Test func aFileThatIsNotADatabaseIsRefused() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("not-a-db-\(UUID().uuidString)").path
+        try Data("hello, this is not sqlite".utf8).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }  // cleanup only
+        #expect(throws: StoreError.self) { _ = try PurchaseDatabase.open(path) }
     }
 }

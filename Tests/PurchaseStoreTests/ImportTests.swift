@@ -4,10 +4,13 @@ import ReceiptCore
 import StoreSimulator
 import Testing
 
-@Suite("Ledger import: dedup, conflicts, invalid receipts")
+// Run on every backend (TestBackend.available): SQLite always, PostgreSQL when
+// RECEIPTDESK_TEST_POSTGRES_URL names a test server (make test starts one).
+
+@Suite("Ledger import on both backends: dedup, conflicts, invalid receipts")
 struct ImportTests {
-    @Test func sameReceiptTwiceLeavesTheDatabaseAsAfterTheFirst() throws {
-        let f = try LedgerFixture()
+    @Test(arguments: TestBackend.available) func sameReceiptTwiceLeavesTheDatabaseAsAfterTheFirst(_ backend: TestBackend) throws {
+        let f = try BackendLedgerFixture(backend)
         let bytes = try f.receipt([LedgerFixture.purchase("1001"), LedgerFixture.purchase("1002", "com.example.coins.100", type: 1)])
         let first = try f.ledger.importArtefact(bytes, customer: "alice", source: "test", operatorName: "mei")
         #expect(first.changedDatabase)
@@ -20,8 +23,8 @@ struct ImportTests {
         #expect(try f.dump() == after)
     }
 
-    @Test func transactionsAlreadySeenThroughAnotherReceiptChangeNothing() throws {
-        let f = try LedgerFixture()
+    @Test(arguments: TestBackend.available) func transactionsAlreadySeenThroughAnotherReceiptChangeNothing(_ backend: TestBackend) throws {
+        let f = try BackendLedgerFixture(backend)
         _ = try f.ledger.importArtefact(try f.receipt([LedgerFixture.purchase("2001"), LedgerFixture.purchase("2002")]),
                                         customer: "alice", source: "test", operatorName: "mei")
         let after = try f.dump()
@@ -40,8 +43,8 @@ struct ImportTests {
                             [.integer(third.receiptId ?? 0)]) == 1)
     }
 
-    @Test func aSecondCustomerOpensAConflictAndGetsNothing() throws {
-        let f = try LedgerFixture()
+    @Test(arguments: TestBackend.available) func aSecondCustomerOpensAConflictAndGetsNothing(_ backend: TestBackend) throws {
+        let f = try BackendLedgerFixture(backend)
         let bytes = try f.receipt([LedgerFixture.purchase("3001", "com.example.pro.lifetime", expires: nil, type: 0)])
         _ = try f.ledger.importArtefact(bytes, customer: "alice", source: "test", operatorName: "mei")
         let result = try f.ledger.importArtefact(bytes, customer: "bob", source: "test", operatorName: "mei")
@@ -57,8 +60,8 @@ struct ImportTests {
         #expect(try f.dump() == before)
     }
 
-    @Test func invalidReceiptsAreStoredFlaggedAndGrantNothing() throws {
-        let f = try LedgerFixture()
+    @Test(arguments: TestBackend.available) func invalidReceiptsAreStoredFlaggedAndGrantNothing(_ backend: TestBackend) throws {
+        let f = try BackendLedgerFixture(backend)
         var builder = UnifiedReceiptBuilder(bundleId: "com.example.app", appVersion: "1", creationDate: LedgerFixture.date("2025-05-01T00:00:00Z"),
                                             purchases: [LedgerFixture.purchase("4001", "com.example.pro.lifetime", expires: nil, type: 0)])
         builder.receiptType = "Production"
@@ -75,8 +78,8 @@ struct ImportTests {
         #expect(real.transactions.first?.outcome == .recorded(binding: .unbound, orderId: nil))
     }
 
-    @Test func oneReceiptWithManyTransactionsRecordsEachOnce() throws {
-        let f = try LedgerFixture()
+    @Test(arguments: TestBackend.available) func oneReceiptWithManyTransactionsRecordsEachOnce(_ backend: TestBackend) throws {
+        let f = try BackendLedgerFixture(backend)
         let purchases = (0..<50).map { LedgerFixture.purchase(String(5000 + $0), "com.example.coins.100", bought: "2025-05-0\($0 % 9 + 1)T00:00:00Z", expires: nil, type: 1) }
         let result = try f.ledger.importArtefact(try f.receipt(purchases), customer: "carol", source: "test", operatorName: "mei")
         #expect(result.transactions.count == 50)
@@ -85,8 +88,8 @@ struct ImportTests {
         #expect(coins.balance == 5000)
     }
 
-    @Test func sandboxPurchasesAreFlaggedAndGrantOnlyToTesters() throws {
-        let f = try LedgerFixture()
+    @Test(arguments: TestBackend.available) func sandboxPurchasesAreFlaggedAndGrantOnlyToTesters(_ backend: TestBackend) throws {
+        let f = try BackendLedgerFixture(backend)
         let bytes = try f.receipt([LedgerFixture.purchase("6001", "com.example.pro.lifetime", expires: nil, type: 0)], type: "ProductionSandbox")
         let result = try f.ledger.importArtefact(bytes, customer: "reviewer", source: "test", operatorName: "mei")
         #expect(result.environment == .sandbox)
@@ -96,8 +99,8 @@ struct ImportTests {
         #expect(try f.ledger.entitlements("reviewer", now: f.now).first { $0.name == "pro" }?.isActive == true)
     }
 
-    @Test func paidToFreeCustomersKeepTheirFeatures() throws {
-        let f = try LedgerFixture()
+    @Test(arguments: TestBackend.available) func paidToFreeCustomersKeepTheirFeatures(_ backend: TestBackend) throws {
+        let f = try BackendLedgerFixture(backend)
         _ = try f.ledger.importArtefact(try f.receipt([], originalAppVersion: "41"), customer: "oldtimer", source: "test", operatorName: "mei")
         let pro = try #require(try f.ledger.entitlements("oldtimer", now: f.now).first { $0.name == "pro" })
         #expect(pro.isActive)
@@ -113,8 +116,8 @@ struct ImportTests {
         #expect(sandbox?.sources.contains { $0.flags.contains { $0.contains("1.0") } } == true)
     }
 
-    @Test func garbageIsRefusedAndChangesNothing() throws {
-        let f = try LedgerFixture()
+    @Test(arguments: TestBackend.available) func garbageIsRefusedAndChangesNothing(_ backend: TestBackend) throws {
+        let f = try BackendLedgerFixture(backend)
         let before = try f.dump()
         #expect(throws: ReceiptError.self) {
             _ = try f.ledger.importArtefact(Array("not a receipt".utf8), customer: "alice", source: "test", operatorName: "mei")
@@ -126,28 +129,30 @@ struct ImportTests {
     }
 }
 
-@Suite("Secrets never land in the database")
+@Suite("Secrets never land in the database, on both backends")
 struct SecretsTests {
-    @Test func aPastedVerifyReceiptRequestKeepsOnlyTheReceipt() throws {
-        let f = try LedgerFixture()
+    @Test(arguments: TestBackend.available) func aPastedVerifyReceiptRequestKeepsOnlyTheReceipt(_ backend: TestBackend) throws {
+        let f = try BackendLedgerFixture(backend)
         let receipt = String(decoding: try f.receipt([LedgerFixture.purchase("9001")]), as: UTF8.self)
         let secret = "c0ffee5ecret5hared0123456789abcd"
         let request = #"{"receipt-data": "\#(receipt)", "password": "\#(secret)", "exclude-old-transactions": true}"#
         let result = try f.ledger.importArtefact(Array(request.utf8), customer: "alice", source: "paste", operatorName: "mei")
         #expect(result.transactions.count == 1)
-        // Nothing in any table, and nothing in the file itself, holds the secret.
         #expect(!(try f.dump()).contains(secret))
-        try f.database.execute("PRAGMA wal_checkpoint(TRUNCATE)", [])
-        let fileBytes = try Data(contentsOf: URL(fileURLWithPath: f.path))
-        #expect(fileBytes.range(of: Data(secret.utf8)) == nil)
+        if backend == .sqlite {
+            // Nothing in the file itself holds the secret either.
+            try f.database.execute("PRAGMA wal_checkpoint(TRUNCATE)", [])
+            let fileBytes = try Data(contentsOf: URL(fileURLWithPath: f.scratch.location))
+            #expect(fileBytes.range(of: Data(secret.utf8)) == nil)
+        }
         #expect(try f.count("SELECT count(*) AS n FROM receipts WHERE raw = ?", [.blob(Array(receipt.utf8))]) == 1)
     }
 }
 
-@Suite("Batch import and stored dates")
+@Suite("Batch import on both backends")
 struct BatchImportTests {
-    @Test func aBatchAppliesEachItemOrNoneOfIt() throws {
-        let f = try LedgerFixture()
+    @Test(arguments: TestBackend.available) func aBatchAppliesEachItemOrNoneOfIt(_ backend: TestBackend) throws {
+        let f = try BackendLedgerFixture(backend)
         let good1 = try f.receipt([LedgerFixture.purchase("12001")])
         let good2 = try f.receipt([LedgerFixture.purchase("12002", "com.example.coins.100", expires: nil, type: 1)], created: "2025-05-02T00:00:00Z")
         let items = [

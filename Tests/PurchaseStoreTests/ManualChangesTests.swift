@@ -1,16 +1,20 @@
 import Foundation
 import PurchaseStore
 import ReceiptCore
+import StoreSimulator
 import Testing
 
-@Suite("Grants, revocations, restores and conflict resolution")
+// Run on every backend (TestBackend.available): SQLite always, PostgreSQL when
+// RECEIPTDESK_TEST_POSTGRES_URL names a test server (make test starts one).
+
+@Suite("Grants, revocations, restores and conflict resolution on both backends")
 struct ManualChangesTests {
-    func active(_ f: LedgerFixture, _ customer: String, _ name: String) throws -> Bool {
+    func active(_ f: BackendLedgerFixture, _ customer: String, _ name: String) throws -> Bool {
         try f.ledger.entitlements(customer, now: f.now).first { $0.name == name }?.isActive ?? false
     }
 
-    @Test func grantIsIdempotentAndNeedsAReason() throws {
-        let f = try LedgerFixture()
+    @Test(arguments: TestBackend.available) func grantIsIdempotentAndNeedsAReason(_ backend: TestBackend) throws {
+        let f = try BackendLedgerFixture(backend)
         try f.ledger.addCustomer("alice", isTester: false, operatorName: "mei")
         #expect(throws: StoreError(.invalidInput, "")) {
             try f.ledger.grant(customer: "alice", entitlement: "pro", until: nil, reason: "  ", operatorName: "mei")
@@ -39,19 +43,19 @@ struct ManualChangesTests {
         #expect(try active(f, "alice", "pro"))
     }
 
-    @Test func twoConnectionsGrantingAtOnceMakeOneGrant() throws {
-        let f = try LedgerFixture()
+    @Test(arguments: TestBackend.available) func twoConnectionsGrantingAtOnceMakeOneGrant(_ backend: TestBackend) throws {
+        let f = try BackendLedgerFixture(backend)
         try f.ledger.addCustomer("alice", isTester: false, operatorName: "mei")
         let outcomes = Outcomes()
         let group = DispatchGroup()
-        let path = f.path
+        let location = f.scratch.location
         let trust = f.authority.trustStore()
         for index in 0..<2 {
             group.enter()
             Thread.detachNewThread {
                 defer { group.leave() }
                 do {
-                    let database = try SQLiteDatabase(path: path)
+                    let database = try PurchaseDatabase.open(location)
                     let ledger = PurchaseLedger(database: database, configuration: LedgerFixture.configuration,
                                                 verifier: ReceiptVerifier(trust: trust))
                     _ = try ledger.grant(customer: "alice", entitlement: "pro", until: nil, reason: "race \(index)", operatorName: "op\(index)")
@@ -69,8 +73,8 @@ struct ManualChangesTests {
         #expect(try AuditLog.verify(f.database).isIntact)
     }
 
-    @Test func revokeAGrantOrAPurchasedEntitlement() throws {
-        let f = try LedgerFixture()
+    @Test(arguments: TestBackend.available) func revokeAGrantOrAPurchasedEntitlement(_ backend: TestBackend) throws {
+        let f = try BackendLedgerFixture(backend)
         _ = try f.ledger.importArtefact(try f.receipt([LedgerFixture.purchase("8001", "com.example.pro.lifetime", expires: nil, type: 0)]),
                                         customer: "alice", source: "test", operatorName: "mei")
         #expect(try active(f, "alice", "pro"))
@@ -92,8 +96,8 @@ struct ManualChangesTests {
         }
     }
 
-    @Test func restoreFromAnotherCustomerMovesOwnershipWithBothInTheAudit() throws {
-        let f = try LedgerFixture()
+    @Test(arguments: TestBackend.available) func restoreFromAnotherCustomerMovesOwnershipWithBothInTheAudit(_ backend: TestBackend) throws {
+        let f = try BackendLedgerFixture(backend)
         _ = try f.ledger.importArtefact(try f.receipt([LedgerFixture.purchase("8101", "com.example.pro.lifetime", expires: nil, type: 0)]),
                                         customer: "old-account", source: "test", operatorName: "mei")
         let preview = try f.ledger.restore(customer: "new-account", fromCustomer: "old-account", reason: "new phone",
@@ -108,8 +112,8 @@ struct ManualChangesTests {
         #expect(actions == ["restore customer:new-account", "transfer-out customer:old-account"])
     }
 
-    @Test func restoreFromAReceiptSettlesTheConflict() throws {
-        let f = try LedgerFixture()
+    @Test(arguments: TestBackend.available) func restoreFromAReceiptSettlesTheConflict(_ backend: TestBackend) throws {
+        let f = try BackendLedgerFixture(backend)
         let bytes = try f.receipt([LedgerFixture.purchase("8201", "com.example.pro.lifetime", expires: nil, type: 0)])
         _ = try f.ledger.importArtefact(bytes, customer: "old-account", source: "test", operatorName: "mei")
         _ = try f.ledger.importArtefact(bytes, customer: "new-account", source: "test", operatorName: "mei")
@@ -120,8 +124,8 @@ struct ManualChangesTests {
         #expect(try active(f, "new-account", "pro"))
     }
 
-    @Test func resolvingAConflictForTheClaimantMovesTheTransaction() throws {
-        let f = try LedgerFixture()
+    @Test(arguments: TestBackend.available) func resolvingAConflictForTheClaimantMovesTheTransaction(_ backend: TestBackend) throws {
+        let f = try BackendLedgerFixture(backend)
         let bytes = try f.receipt([LedgerFixture.purchase("8301", "com.example.pro.lifetime", expires: nil, type: 0)])
         _ = try f.ledger.importArtefact(bytes, customer: "alice", source: "test", operatorName: "mei")
         _ = try f.ledger.importArtefact(bytes, customer: "bob", source: "test", operatorName: "mei")

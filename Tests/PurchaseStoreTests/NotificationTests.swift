@@ -4,9 +4,12 @@ import ReceiptCore
 import StoreSimulator
 import Testing
 
-@Suite("App Store Server Notifications applied once")
+// Run on every backend (TestBackend.available): SQLite always, PostgreSQL when
+// RECEIPTDESK_TEST_POSTGRES_URL names a test server (make test starts one).
+
+@Suite("App Store Server Notifications applied once, on both backends")
 struct NotificationTests {
-    func body(_ f: LedgerFixture, type: String, subtype: String? = nil, uuid: String, transaction: TransactionPayload) throws -> [UInt8] {
+    func body(_ f: BackendLedgerFixture, type: String, subtype: String? = nil, uuid: String, transaction: TransactionPayload) throws -> [UInt8] {
         let data = NotificationData(bundleId: "com.example.app", environment: "Production", signedTransactionInfo: .payload(transaction))
         let notification = NotificationPayload(notificationType: type, subtype: subtype, notificationUUID: uuid,
                                                signedDate: f.now, data: data)
@@ -20,8 +23,8 @@ struct NotificationTests {
                            signedDate: LedgerFixture.date(bought), environment: "Production")
     }
 
-    @Test func renewalAddsATransactionAndReplayChangesNothing() throws {
-        let f = try LedgerFixture(now: "2025-06-15T00:00:00Z")
+    @Test(arguments: TestBackend.available) func renewalAddsATransactionAndReplayChangesNothing(_ backend: TestBackend) throws {
+        let f = try BackendLedgerFixture(backend, now: "2025-06-15T00:00:00Z")
         _ = try f.ledger.importArtefact(try f.receipt([LedgerFixture.purchase("9100", bought: "2025-05-01T00:00:00Z", expires: "2025-06-01T00:00:00Z")]),
                                         customer: "alice", source: "test", operatorName: "mei")
         #expect(try f.ledger.entitlements("alice", now: f.now).first { $0.name == "pro" }?.isActive == false)
@@ -39,8 +42,8 @@ struct NotificationTests {
         #expect(try f.dump() == before)
     }
 
-    @Test func refundRevokesAndEndsTheEntitlement() throws {
-        let f = try LedgerFixture(now: "2025-05-15T00:00:00Z")
+    @Test(arguments: TestBackend.available) func refundRevokesAndEndsTheEntitlement(_ backend: TestBackend) throws {
+        let f = try BackendLedgerFixture(backend, now: "2025-05-15T00:00:00Z")
         _ = try f.ledger.importArtefact(try f.receipt([LedgerFixture.purchase("9200", bought: "2025-05-01T00:00:00Z", expires: "2025-06-01T00:00:00Z")]),
                                         customer: "bob", source: "test", operatorName: "mei")
         #expect(try f.ledger.entitlements("bob", now: f.now).first { $0.name == "pro" }?.isActive == true)
@@ -53,8 +56,8 @@ struct NotificationTests {
         #expect(try f.ledger.entitlements("bob", now: f.now).first { $0.name == "pro" }?.isActive == false)
     }
 
-    @Test func unmatchedNotificationIsKeptAndAppliedWhenSentAgain() throws {
-        let f = try LedgerFixture(now: "2025-05-15T00:00:00Z")
+    @Test(arguments: TestBackend.available) func unmatchedNotificationIsKeptAndAppliedWhenSentAgain(_ backend: TestBackend) throws {
+        let f = try BackendLedgerFixture(backend, now: "2025-05-15T00:00:00Z")
         let renewal = try body(f, type: "DID_RENEW", uuid: "uuid-early",
                                transaction: monthly("9301", original: "9300", bought: "2025-05-01T00:00:00Z", expires: "2025-06-01T00:00:00Z"))
         let early = try f.ledger.applyNotification(renewal, operatorName: "apple")
@@ -68,8 +71,8 @@ struct NotificationTests {
         #expect(try f.ledger.transaction("9301")?.customerId == "carol")
     }
 
-    @Test func forgedNotificationsAndOtherArtefactsAreRefused() throws {
-        let f = try LedgerFixture()
+    @Test(arguments: TestBackend.available) func forgedNotificationsAndOtherArtefactsAreRefused(_ backend: TestBackend) throws {
+        let f = try BackendLedgerFixture(backend)
         let builder = JWSBuilder(authority: try TestCertificateAuthority.shared(.impostor))
         let forged = Array(try builder.notificationBody(NotificationPayload(
             notificationType: "REFUND", notificationUUID: "uuid-forged", signedDate: f.now,

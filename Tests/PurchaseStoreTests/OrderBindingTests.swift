@@ -1,16 +1,20 @@
 import Foundation
 import PurchaseStore
 import ReceiptCore
+import StoreSimulator
 import Testing
 
-@Suite("Order binding and failed payments")
+// Run on every backend (TestBackend.available): SQLite always, PostgreSQL when
+// RECEIPTDESK_TEST_POSTGRES_URL names a test server (make test starts one).
+
+@Suite("Order binding and failed payments on both backends")
 struct OrderBindingTests {
     func recorded(_ result: ImportResult, _ id: String) -> ImportResult.TransactionOutcome? {
         result.transactions.first { $0.transactionId == id }?.outcome
     }
 
-    @Test func explicitOrderIdBindsAndMarksThePaymentPaid() throws {
-        let f = try LedgerFixture(now: "2025-04-01T00:00:00Z")
+    @Test(arguments: TestBackend.available) func explicitOrderIdBindsAndMarksThePaymentPaid(_ backend: TestBackend) throws {
+        let f = try BackendLedgerFixture(backend, now: "2025-04-01T00:00:00Z")
         try f.ledger.createOrder("ORD-1", customer: "alice", product: "com.example.pro.monthly", operatorName: "mei")
         let result = try f.ledger.importArtefact(try f.receipt([LedgerFixture.purchase("7001")]), customer: "alice", orderId: "ORD-1",
                                                  source: "test", operatorName: "mei")
@@ -19,8 +23,8 @@ struct OrderBindingTests {
         #expect(try f.ledger.order("ORD-1")?.transactionId == "7001")
     }
 
-    @Test func appAccountTokenNamesTheOrder() throws {
-        let f = try LedgerFixture(now: "2025-04-01T00:00:00Z")
+    @Test(arguments: TestBackend.available) func appAccountTokenNamesTheOrder(_ backend: TestBackend) throws {
+        let f = try BackendLedgerFixture(backend, now: "2025-04-01T00:00:00Z")
         let token = "5A3C6E1B-58F0-4B9E-9C1F-2D3E4F5A6B7C"
         try f.ledger.createOrder("ORD-7", customer: "alice", product: "com.example.pro.lifetime", accountToken: token, operatorName: "mei")
         try f.ledger.createOrder("ORD-8", customer: "alice", product: "com.example.pro.lifetime", operatorName: "mei")
@@ -29,8 +33,8 @@ struct OrderBindingTests {
         #expect(try f.ledger.order("ORD-8")?.status == "pending")
     }
 
-    @Test func applicationUsernameNamingAnOrderBinds() throws {
-        let f = try LedgerFixture(now: "2025-04-01T00:00:00Z")
+    @Test(arguments: TestBackend.available) func applicationUsernameNamingAnOrderBinds(_ backend: TestBackend) throws {
+        let f = try BackendLedgerFixture(backend, now: "2025-04-01T00:00:00Z")
         try f.ledger.createOrder("ORD-9", customer: "alice", product: "com.example.pro.monthly", operatorName: "mei")
         try f.ledger.createOrder("ORD-10", customer: "alice", product: "com.example.pro.monthly", operatorName: "mei")
         let result = try f.ledger.importArtefact(try f.receipt([LedgerFixture.purchase("7201")]), customer: "alice",
@@ -38,23 +42,23 @@ struct OrderBindingTests {
         #expect(recorded(result, "7201") == .recorded(binding: .accountToken, orderId: "ORD-10"))
     }
 
-    @Test func singlePendingOrderBeforeThePurchaseBinds() throws {
-        let f = try LedgerFixture(now: "2025-04-01T00:00:00Z")
+    @Test(arguments: TestBackend.available) func singlePendingOrderBeforeThePurchaseBinds(_ backend: TestBackend) throws {
+        let f = try BackendLedgerFixture(backend, now: "2025-04-01T00:00:00Z")
         try f.ledger.createOrder("ORD-11", customer: "alice", product: "com.example.pro.monthly", operatorName: "mei")
         try f.ledger.createOrder("ORD-12", customer: "alice", product: "com.example.coins.100", operatorName: "mei")
         let result = try f.ledger.importArtefact(try f.receipt([LedgerFixture.purchase("7301")]), customer: "alice", source: "test", operatorName: "mei")
         #expect(recorded(result, "7301") == .recorded(binding: .singlePendingOrder, orderId: "ORD-11"))
     }
 
-    @Test func anOrderPlacedAfterThePurchaseDoesNotBind() throws {
-        let f = try LedgerFixture(now: "2025-06-01T00:00:00Z")
+    @Test(arguments: TestBackend.available) func anOrderPlacedAfterThePurchaseDoesNotBind(_ backend: TestBackend) throws {
+        let f = try BackendLedgerFixture(backend, now: "2025-06-01T00:00:00Z")
         try f.ledger.createOrder("ORD-13", customer: "alice", product: "com.example.pro.monthly", operatorName: "mei")
         let result = try f.ledger.importArtefact(try f.receipt([LedgerFixture.purchase("7401")]), customer: "alice", source: "test", operatorName: "mei")
         #expect(recorded(result, "7401") == .recorded(binding: .unbound, orderId: nil))
     }
 
-    @Test func twoCandidateOrdersLeaveItAmbiguousAndListed() throws {
-        let f = try LedgerFixture(now: "2025-04-01T00:00:00Z")
+    @Test(arguments: TestBackend.available) func twoCandidateOrdersLeaveItAmbiguousAndListed(_ backend: TestBackend) throws {
+        let f = try BackendLedgerFixture(backend, now: "2025-04-01T00:00:00Z")
         try f.ledger.createOrder("ORD-14", customer: "alice", product: "com.example.pro.monthly", operatorName: "mei")
         try f.ledger.createOrder("ORD-15", customer: "alice", product: "com.example.pro.monthly", operatorName: "mei")
         let result = try f.ledger.importArtefact(try f.receipt([LedgerFixture.purchase("7501")]), customer: "alice", source: "test", operatorName: "mei")
@@ -63,8 +67,8 @@ struct OrderBindingTests {
         #expect(try f.ledger.order("ORD-14")?.status == "pending")
     }
 
-    @Test func twoNewTransactionsForOneOrderAreAmbiguous() throws {
-        let f = try LedgerFixture(now: "2025-04-01T00:00:00Z")
+    @Test(arguments: TestBackend.available) func twoNewTransactionsForOneOrderAreAmbiguous(_ backend: TestBackend) throws {
+        let f = try BackendLedgerFixture(backend, now: "2025-04-01T00:00:00Z")
         try f.ledger.createOrder("ORD-16", customer: "alice", product: "com.example.coins.100", operatorName: "mei")
         let result = try f.ledger.importArtefact(try f.receipt([
             LedgerFixture.purchase("7601", "com.example.coins.100", expires: nil, type: 1),
@@ -73,8 +77,8 @@ struct OrderBindingTests {
         #expect(result.transactions.allSatisfy { $0.outcome == .recorded(binding: .ambiguous, orderId: nil) })
     }
 
-    @Test func explicitOrderOfAnotherCustomerIsRefused() throws {
-        let f = try LedgerFixture(now: "2025-04-01T00:00:00Z")
+    @Test(arguments: TestBackend.available) func explicitOrderOfAnotherCustomerIsRefused(_ backend: TestBackend) throws {
+        let f = try BackendLedgerFixture(backend, now: "2025-04-01T00:00:00Z")
         try f.ledger.createOrder("ORD-17", customer: "bob", product: "com.example.pro.monthly", operatorName: "mei")
         let before = try f.dump()
         #expect(throws: StoreError(.invalidRequest, "")) {
@@ -84,8 +88,8 @@ struct OrderBindingTests {
         #expect(try f.dump() == before)
     }
 
-    @Test func failedPaymentIsRecordedOncePerOrder() throws {
-        let f = try LedgerFixture(now: "2025-04-01T00:00:00Z")
+    @Test(arguments: TestBackend.available) func failedPaymentIsRecordedOncePerOrder(_ backend: TestBackend) throws {
+        let f = try BackendLedgerFixture(backend, now: "2025-04-01T00:00:00Z")
         try f.ledger.createOrder("ORD-18", customer: "alice", product: "com.example.pro.monthly", operatorName: "mei")
         let failed = try f.ledger.recordFailedPayment("ORD-18", reason: "SKErrorPaymentCancelled", operatorName: "mei")
         #expect(failed.status == "failed")
@@ -102,16 +106,16 @@ struct OrderBindingTests {
         #expect(throws: StoreError(.invalidRequest, "")) { try f.ledger.recordFailedPayment("ORD-18", reason: "late", operatorName: "mei") }
     }
 
-    @Test func refundedTransactionMarksItsOrderRefunded() throws {
-        let f = try LedgerFixture(now: "2025-04-01T00:00:00Z")
+    @Test(arguments: TestBackend.available) func refundedTransactionMarksItsOrderRefunded(_ backend: TestBackend) throws {
+        let f = try BackendLedgerFixture(backend, now: "2025-04-01T00:00:00Z")
         try f.ledger.createOrder("ORD-19", customer: "alice", product: "com.example.pro.monthly", operatorName: "mei")
         _ = try f.ledger.importArtefact(try f.receipt([LedgerFixture.purchase("7901", cancelled: "2025-05-10T00:00:00Z")]),
                                         customer: "alice", orderId: "ORD-19", source: "test", operatorName: "mei")
         #expect(try f.ledger.order("ORD-19")?.status == "refunded")
     }
 
-    @Test func creatingTheSameOrderTwiceChangesNothing() throws {
-        let f = try LedgerFixture()
+    @Test(arguments: TestBackend.available) func creatingTheSameOrderTwiceChangesNothing(_ backend: TestBackend) throws {
+        let f = try BackendLedgerFixture(backend)
         #expect(try f.ledger.createOrder("ORD-20", customer: "alice", product: "p", operatorName: "mei").created)
         let before = try f.dump()
         #expect(try !f.ledger.createOrder("ORD-20", customer: "alice", product: "p", operatorName: "mei").created)
