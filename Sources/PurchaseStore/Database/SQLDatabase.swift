@@ -53,7 +53,12 @@ public struct SQLDialect: Sendable {
     public let autoIncrementPrimaryKey: String
     /// Column type for a 64-bit integer (SQLite's INTEGER is 64-bit; PostgreSQL's is 32-bit).
     public let integerType: String
+    /// Whether a write transaction excludes every other writer from its start (SQLite's `BEGIN
+    /// IMMEDIATE`), so nothing can race it: a batch then needs a savepoint only around an item
+    /// that fails halfway (see `PurchaseLedger.importBatch`).
+    public var exclusiveWriteTransactions = false
 
     public static let sqlite = SQLDialect(name: "sqlite", blobType: "BLOB",
-                                          autoIncrementPrimaryKey: "INTEGER PRIMARY KEY AUTOINCREMENT", integerType: "INTEGER")
+                                          autoIncrementPrimaryKey: "INTEGER PRIMARY KEY AUTOINCREMENT", integerType: "INTEGER",
+                                          exclusiveWriteTransactions: true)
 }

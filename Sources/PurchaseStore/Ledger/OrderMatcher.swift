@@ -9,6 +9,8 @@ struct OrderMatcher {
     let customerId: String
     /// Orders already taken during this import.
     private var taken = Set<String>()
+    /// `waitingOrders()`, once read.
+    private var waiting: [(id: String, product: String, created: String)]?
 
     init(database: SQLDatabase, customerId: String) {
         self.database = database
@@ -25,17 +27,31 @@ struct OrderMatcher {
                 return take(order.id, .accountToken)
             }
         }
-        let candidates = try database.query("""
-            SELECT order_id FROM orders
-            WHERE customer_id = ? AND product_id = ? AND status IN ('pending', 'failed') AND transaction_id IS NULL
-              AND created_at <= ?
-            """, [.text(customerId), .text(transaction.productId), .date(transaction.purchaseDate ?? .distantFuture)])
-            .compactMap { $0.string("order_id") }.filter { !taken.contains($0) }
+        let placedBy = StoreDates.format(transaction.purchaseDate ?? .distantFuture)
+        let candidates = try waitingOrders()
+            .filter { $0.product == transaction.productId && $0.created <= placedBy && !taken.contains($0.id) }
+            .map(\.id)
         switch candidates.count {
         case 0: return (.unbound, nil)
         case 1 where newOfSameProduct == 1: return take(candidates[0], .singlePendingOrder)
         default: return (.ambiguous, nil)
         }
+    }
+
+    /// The customer's orders still waiting for a payment (pending or failed, no transaction),
+    /// read once per import: most customers have none, and one look-up then serves every transaction.
+    private mutating func waitingOrders() throws -> [(id: String, product: String, created: String)] {
+        if let waiting { return waiting }
+        let rows = try database.query("""
+            SELECT order_id, product_id, created_at FROM orders
+            WHERE customer_id = ? AND status IN ('pending', 'failed') AND transaction_id IS NULL
+            """, [.text(customerId)])
+        let found = rows.compactMap { row -> (id: String, product: String, created: String)? in
+            guard let id = row.string("order_id"), let product = row.string("product_id"), let created = row.string("created_at") else { return nil }
+            return (id, product, created)
+        }
+        waiting = found
+        return found
     }
 
     private mutating func take(_ orderId: String, _ binding: OrderBinding) -> (OrderBinding, String?) {

@@ -68,10 +68,10 @@ public final class PurchaseLedger {
 /// Checks on what operators and callers pass in.
 enum Validate {
     static func identifier(_ value: String, _ what: String) throws {
-        guard !value.trimmingCharacters(in: .whitespaces).isEmpty else {
+        guard hasNonBlank(value) else {
             throw StoreError(.invalidInput, "\(what) is empty")
         }
-        guard value.utf8.count <= 256, !value.contains(where: { $0.isNewline }) else {
+        guard value.utf8.count <= 256, !value.unicodeScalars.contains(where: isNewline) else {
             throw StoreError(.invalidInput, "\(what) '\(value.prefix(40))…' is longer than 256 bytes or spans lines")
         }
     }
@@ -84,8 +84,24 @@ enum Validate {
     }
 
     static func operatorName(_ value: String) throws {
-        guard !value.trimmingCharacters(in: .whitespaces).isEmpty else {
+        guard hasNonBlank(value) else {
             throw StoreError(.invalidInput, "an operator is required (--operator NAME)")
+        }
+    }
+
+    /// Whether `value` has a character outside `CharacterSet.whitespaces` (what trimming those
+    /// would leave), without bridging to Foundation for the usual ASCII text.
+    private static func hasNonBlank(_ value: String) -> Bool {
+        value.unicodeScalars.contains { scalar in
+            scalar.isASCII ? scalar != " " && scalar != "\t" : !CharacterSet.whitespaces.contains(scalar)
+        }
+    }
+
+    /// The scalars that make `Character.isNewline` true (each starts its own character).
+    private static func isNewline(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x0A...0x0D, 0x85, 0x2028, 0x2029: return true
+        default: return false
         }
     }
 }
