@@ -34,7 +34,10 @@ enum CommandRunner {
                       copy a whole database between SQLite and PostgreSQL (postgres://…), verified
       lookup-order ORDER_ID --customer ID
                       import the transactions of an Apple order id (App Store Server API)
-      bench [--json]  measure decode and verify speed (make bench builds it for release)
+      bench [--json] [--postgres URL [--receipts N]]
+                      measure decode and verify speed (make bench builds it for release); with
+                      --postgres also import from 1 and 4 processes and lookups on PostgreSQL beside
+                      SQLite (--only postgres: that alone)
       soak [--seconds N] [--db PATH|URL]
                       everything at once under random faults, then the invariants checked (make soak)
       help            this text
