@@ -18,9 +18,15 @@ public protocol SQLDatabase: AnyObject {
     /// (the body's error is the one reported; a failed rollback never hides it). Waits for other
     /// writers up to the busy timeout, then fails with `StoreError.busy`.
     func writeTransaction<T>(_ body: () throws -> T) throws -> T
+
+    /// The row id the last insert on this connection got, where the backend tells it without a
+    /// query (SQLite); nil elsewhere: read it back by a unique key instead.
+    func lastInsertedRowID() -> Int64?
 }
 
 extension SQLDatabase {
+    public func lastInsertedRowID() -> Int64? { nil }
+
     /// Runs `body` inside a savepoint of the current write transaction: when it throws, only its
     /// own changes are undone and the error is rethrown. (Same SQL on SQLite and PostgreSQL.)
     public func savepoint<T>(_ body: () throws -> T) throws -> T {

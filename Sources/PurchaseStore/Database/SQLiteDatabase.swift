@@ -9,6 +9,9 @@ public final class SQLiteDatabase: SQLDatabase {
     public let location: String
     public let dialect = SQLDialect.sqlite
     private var statements: [String: SQLiteStatement] = [:]
+    /// The same statements by the address of their SQL text: a string literal keeps one address,
+    /// so the usual look-up needs no hashing of the text (an equal text is still required).
+    private var statementsByAddress: [Int: SQLiteStatement] = [:]
     private var transactionDepth = 0
 
     /// How long a writer waits for another before giving up with `StoreError.busy`.
@@ -48,6 +51,7 @@ public final class SQLiteDatabase: SQLDatabase {
             // Reading the schema catches a file that is not a database at all.
             _ = try query("SELECT count(*) AS n FROM sqlite_master", [])
         } catch {
+            statementsByAddress.removeAll()
             statements.removeAll()
             sqlite3_close_v2(db)
             throw error
@@ -55,6 +59,7 @@ public final class SQLiteDatabase: SQLDatabase {
     }
 
     deinit {
+        statementsByAddress.removeAll()
         statements.removeAll()
         sqlite3_close_v2(handle)
     }
@@ -135,12 +140,24 @@ public final class SQLiteDatabase: SQLDatabase {
     }
 
     private func prepared(_ sql: String) throws -> SQLiteStatement {
-        if let cached = statements[sql] { return cached }
+        let address = sql.utf8.withContiguousStorageIfAvailable { Int(bitPattern: $0.baseAddress) } ?? 0
+        if let cached = statementsByAddress[address], cached.sql == sql { return cached }
+        if let cached = statements[sql] {
+            statementsByAddress[address] = cached
+            return cached
+        }
         let statement = try SQLiteStatement(self, sql: sql)
-        if statements.count > 256 { statements.removeAll() }
+        if statements.count > 256 {
+            statements.removeAll()
+            statementsByAddress.removeAll()
+        }
         statements[sql] = statement
+        statementsByAddress[address] = statement
         return statement
     }
+
+    /// The rowid of the last row this connection inserted (`INTEGER PRIMARY KEY` columns are it).
+    public func lastInsertedRowID() -> Int64? { sqlite3_last_insert_rowid(handle) }
 
     /// A `StoreError` for a SQLite result code, with SQLite's message.
     func error(_ code: Int32, _ doing: String) -> StoreError {

@@ -20,9 +20,9 @@ final class SQLiteStatement {
 
     deinit { sqlite3_finalize(handle) }
 
+    /// Binds every parameter (the count must match, so no earlier binding survives).
     func bind(_ parameters: [SQLValue]) throws {
         sqlite3_reset(handle)
-        sqlite3_clear_bindings(handle)
         let expected = Int(sqlite3_bind_parameter_count(handle))
         guard expected == parameters.count else {
             throw StoreError(.sql, "SQL expects \(expected) parameters, got \(parameters.count): \(sql.prefix(80))")

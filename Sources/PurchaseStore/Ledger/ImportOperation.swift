@@ -123,8 +123,8 @@ extension PurchaseLedger {
                        customerId: String?, source: String, now: Date, operatorName: String) throws -> Int64 {
         let summary = artefact.summary
         let decoded = decodedJSON ?? DecodeReport.json(artefact, verdict: verdict, now: now, includeTree: false).serialized()
-        // No RETURNING: on SQLite it makes the insert keep a statement journal; the id is one
-        // index look-up away.
+        // No RETURNING: on SQLite it makes the insert keep a statement journal; SQLite tells the
+        // new row id, elsewhere it is one index look-up away.
         try database.execute("""
             INSERT INTO receipts (sha256, raw, format, environment, verdict, verdict_reason, decoded_json, bundle_id,
                                   original_app_version, original_purchase_date, source, customer_id, imported_at, imported_by)
@@ -133,7 +133,7 @@ extension PurchaseLedger {
                   .text(verdict.status.rawValue), .text(verdict.reason), .text(decoded), .text(summary.bundleId),
                   .text(summary.originalAppVersion), .date(summary.originalPurchaseDate), .text(source), .text(customerId),
                   .date(now), .text(operatorName)])
-        guard let id = try database.queryFirst("SELECT receipt_id FROM receipts WHERE sha256 = ?", [.text(digest)])?.int("receipt_id") else {
+        guard let id = try database.lastInsertedRowID() ?? database.queryFirst("SELECT receipt_id FROM receipts WHERE sha256 = ?", [.text(digest)])?.int("receipt_id") else {
             throw StoreError(.sql, "the receipt just stored is not there")
         }
         return id
