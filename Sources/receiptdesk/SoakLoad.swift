@@ -158,7 +158,7 @@ final class SoakConsoleDriver: @unchecked Sendable {
     var summary: String { lock.withLock { "\(keys) random inputs, \(restarts) restarts after quit" } }
 
     var check: SoakCheck {
-        lock.withLock { SoakCheck(name: "the console took random keys throughout", passed: keys > 100, detail: "\(keys) inputs") }
+        lock.withLock { SoakCheck(name: "the console took random keys throughout", passed: keys >= 20, detail: "\(keys) inputs") }
     }
 }
 

@@ -10,7 +10,7 @@ struct SoakTests {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("soak-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }  // best effort
-        let output = try CLIRunner.run(["soak", "--seconds", "8", "--customers", "20", "--folder", folder.path])
+        let output = try CLIRunner.run(["soak", "--seconds", "10", "--customers", "20", "--folder", folder.path])
         #expect(output.status == 0, "soak failed:\n\(output.stdout)\n\(output.stderr.suffix(2_000))")
         let lines = output.stdout.split(separator: "\n")
         #expect(lines.contains { $0.hasPrefix("soak passed") })
