@@ -47,6 +47,8 @@ enum ConsoleFuzzWorld {
     static func buildTemplate() throws -> String {
         guard let verifier else { throw ReceiptError(.configuration, "test CA unavailable") }
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        // libFuzzer ends with exit(): the folder goes with the process (a crash leaves it for inspection).
+        atexit { try? FileManager.default.removeItem(atPath: ConsoleFuzzWorld.directory) }  // best effort
         let path = directory + "/template.sqlite"
         try? FileManager.default.removeItem(atPath: path)  // a leftover from a crashed run is rebuilt
         let database = try SQLiteDatabase(path: path)
