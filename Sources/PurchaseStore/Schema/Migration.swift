@@ -17,7 +17,7 @@ public struct Migration: Sendable {
 /// database at once apply each migration exactly once.
 public enum MigrationRunner {
     public static func migrate(_ database: SQLDatabase, _ migrations: [Migration] = PurchaseSchema.migrations, now: Date = Date()) throws {
-        try database.writeTransaction {
+        try database.writeTransaction { () throws -> Void in
             try database.execute("""
                 CREATE TABLE IF NOT EXISTS schema_migrations (
                     position INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, applied_at TEXT NOT NULL)
