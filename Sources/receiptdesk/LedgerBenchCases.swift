@@ -101,9 +101,15 @@ enum ProcessStats {
     }
 
     /// The peak RSS in MiB.
-    static func peakMegabytes() -> Double? {
+    static func peakMegabytes() -> Double? { statusMegabytes("VmHWM:") }
+
+    /// The current RSS in MiB.
+    static func residentMegabytes() -> Double? { statusMegabytes("VmRSS:") }
+
+    /// A kB field of /proc/self/status, in MiB.
+    private static func statusMegabytes(_ field: String) -> Double? {
         let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
-        let line = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") }
+        let line = status.split(separator: "\n").first { $0.hasPrefix(field) }
         return line?.split(whereSeparator: \.isWhitespace).dropFirst().first.flatMap { Double($0) }.map { $0 / 1024 }
     }
 

@@ -167,11 +167,7 @@ final class SoakMemory: @unchecked Sendable {
     private var samples: [Double] = []
 
     func sample() {
-        let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
-        let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") }
-        if let kilobytes = line?.split(whereSeparator: \.isWhitespace).dropFirst().first.flatMap({ Double($0) }) {
-            samples.append(kilobytes / 1024)
-        }
+        if let megabytes = ProcessStats.residentMegabytes() { samples.append(megabytes) }
     }
 
     /// The largest resident size in the first and the second half of the run.
