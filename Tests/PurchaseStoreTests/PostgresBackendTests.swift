@@ -84,7 +84,7 @@ struct PostgresBackendTests {
         try database.execute("CREATE TABLE kv (k TEXT PRIMARY KEY, v BIGINT NOT NULL)", [])
         try database.writeTransaction {
             try database.execute("INSERT INTO kv VALUES ('a', 1)", [])
-            try database.writeTransaction { try database.execute("INSERT INTO kv VALUES ('b', 2)", []) }
+            _ = try database.writeTransaction { try database.execute("INSERT INTO kv VALUES ('b', 2)", []) }
         }
         struct Oops: Error {}
         #expect(throws: Oops.self) {
@@ -122,7 +122,7 @@ struct PostgresBackendTests {
             #expect(throws: StoreError(.constraint, "")) {
                 try database.savepoint { try database.execute("INSERT INTO kv VALUES ('a')", []) }
             }
-            try database.savepoint { try database.execute("INSERT INTO kv VALUES ('b')", []) }
+            _ = try database.savepoint { try database.execute("INSERT INTO kv VALUES ('b')", []) }
             try database.execute("INSERT INTO kv VALUES ('c')", [])
         }
         #expect(try database.query("SELECT k FROM kv ORDER BY k", []).compactMap { $0.string("k") } == ["a", "b", "c"])

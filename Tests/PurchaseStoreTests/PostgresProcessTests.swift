@@ -28,8 +28,8 @@ struct PostgresProcessTests {
         let id = UUID().uuidString
         let stdout = folder.appendingPathComponent("\(id).out")
         let stderr = folder.appendingPathComponent("\(id).err")
-        FileManager.default.createFile(atPath: stdout.path, contents: nil)
-        FileManager.default.createFile(atPath: stderr.path, contents: nil)
+        try Data().write(to: stdout)
+        try Data().write(to: stderr)
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
@@ -52,16 +52,16 @@ struct PostgresProcessTests {
               "com.example.pro.lifetime": {"entitlement": "pro", "type": "non-consumable"},
               "com.example.coins.100": {"entitlement": "coins", "type": "consumable", "units": 100}}}
             """.utf8).write(to: config)
-        let anchors = [("rsa", f.authority.root.der), ("ec", f.authority.ecRoot.der)].map { name, der -> String in
+        let anchors = try [("rsa", f.authority.root.der), ("ec", f.authority.ecRoot.der)].map { name, der throws -> String in
             let path = folder.appendingPathComponent("root-\(name).der")
-            FileManager.default.createFile(atPath: path.path, contents: Data(der))
+            try Data(der).write(to: path)
             return path.path
         }
         let files = try (0..<12).map { index -> String in
             let path = folder.appendingPathComponent("receipt-\(index).b64")
             let purchases = [LedgerFixture.purchase("proc-\(index)-a", "com.example.coins.100", expires: nil, type: 1),
                              LedgerFixture.purchase("proc-\(index)-b", "com.example.coins.100", expires: nil, type: 1)]
-            FileManager.default.createFile(atPath: path.path, contents: Data(try f.receipt(purchases)))
+            try Data(try f.receipt(purchases)).write(to: path)
             return path.path
         }
         let options = ["--db", f.scratch.location, "--config", config.path] + anchors.flatMap { ["--trust-anchor", $0] }

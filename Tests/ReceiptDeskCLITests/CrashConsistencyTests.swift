@@ -133,9 +133,12 @@ struct ImportBatch {
                 return outcome
             }
             usleep(20_000)
-            let (done, still) = (running.filter { !$0.isRunning }, running.filter { $0.isRunning })
+            // One look at each process: asking twice could see it running, then ended, and lose it.
+            var still: [CLIRunner.Running] = []
+            for process in running {
+                if process.isRunning { still.append(process) } else { outcome.finished.append(process.wait()) }
+            }
             running = still
-            outcome.finished += done.map { $0.wait() }
         }
         return outcome
     }
