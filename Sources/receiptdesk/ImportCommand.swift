@@ -36,29 +36,15 @@ enum ImportCommand {
                 if failure.status == .unavailable || failure.status == .usage { throw failure }
             }
         }
-        // Files go in batches: one write transaction per batch, one savepoint per file, so a crash
-        // leaves each file applied or absent and a re-run completes the rest.
-        let batchSize = 100
-        for start in stride(from: 0, to: files.count, by: batchSize) {
-            let chunk = Array(files[start..<min(start + batchSize, files.count)])
-            var items: [(String, PurchaseLedger.ImportItem)] = []
-            for file in chunk {
-                do {
-                    let label = (file as NSString).lastPathComponent
-                    items.append((file, PurchaseLedger.ImportItem(bytes: try InputReader.read(file), customer: customer, orderId: order,
-                                                                  applicationUsername: username,
-                                                                  source: source == "import" ? "import \(label)" : source)))
-                } catch {
-                    try report(file, .failure(error))
-                }
-            }
-            do {
-                let outcomes = try ledger.importBatch(items.map(\.1), operatorName: options.operatorName)
-                for (index, outcome) in outcomes.enumerated() { try report(items[index].0, outcome) }
-            } catch {
-                for (file, _) in items { try report(file, .failure(error)) }
-            }
-        }
+        // Files go in batches: one write transaction per batch, so a crash leaves each file
+        // applied or absent and a re-run completes the rest. Files are read on worker threads,
+        // ahead of the writer.
+        try ledger.importStream(count: files.count, batchSize: 100, operatorName: options.operatorName, item: { index in
+            let file = files[index]
+            let label = (file as NSString).lastPathComponent
+            return PurchaseLedger.ImportItem(bytes: try InputReader.read(file), customer: customer, orderId: order,
+                                             applicationUsername: username, source: source == "import" ? "import \(label)" : source)
+        }, report: { index, outcome in try report(files[index], outcome) })
         if options.json { print(JSONValue.array(results).serialized()) }
         if busy { return .temporaryFailure }
         if failures > 0 { return .badInput }

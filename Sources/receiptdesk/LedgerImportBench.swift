@@ -5,7 +5,7 @@ import StoreSimulator
 
 /// 10,000 distinct unified receipts of 3 purchases each (signed by the shared test CA, built before
 /// timing) imported into a fresh database file, spread over 2,000 customers, verification on and
-/// the chain cache warm: once one `importArtefact` each, once through `importBatch` in batches of
+/// the chain cache warm: once one `importArtefact` each, once through `importStream` in batches of
 /// 100 (what `receiptdesk import FILE…` does). The notes split the time between the calling
 /// (writing) thread and the whole process, whose other threads decode and verify a batch ahead
 /// of the writer.
@@ -59,14 +59,9 @@ enum LedgerImportBench {
                                         "receipt \(index) recorded \(recorded.count) of \(purchasesPerReceipt) transactions (\(result.verdict.reason))")
         }
         if batched {
-            for start in stride(from: 0, to: receipts.count, by: 100) {
-                let items = (start..<min(start + 100, receipts.count)).map { index in
-                    PurchaseLedger.ImportItem(bytes: receipts[index], customer: customerId(index % customerCount), source: "bench")
-                }
-                for (offset, outcome) in try ledger.importBatch(items, operatorName: "bench").enumerated() {
-                    try check(start + offset, try outcome.get())
-                }
-            }
+            try ledger.importStream(count: receipts.count, batchSize: 100, operatorName: "bench", item: { index in
+                PurchaseLedger.ImportItem(bytes: receipts[index], customer: customerId(index % customerCount), source: "bench")
+            }, report: { index, outcome in try check(index, try outcome.get()) })
         } else {
             for (index, bytes) in receipts.enumerated() {
                 try check(index, try ledger.importArtefact(bytes, customer: customerId(index % customerCount), source: "bench",

@@ -40,31 +40,12 @@ extension PurchaseLedger {
     /// the others still apply; each customer's entitlements are recomputed once at the end.
     /// Decoding and verification run on worker threads, ahead of the writer: the transaction starts
     /// once the first artefact is ready, and each artefact is applied as soon as it is. A crash
-    /// leaves the whole batch applied or absent.
+    /// leaves the whole batch applied or absent. (`importStream` imports many batches.)
     public func importBatch(_ items: [ImportItem], operatorName: String) throws -> [Result<ImportResult, Error>] {
         guard !items.isEmpty else { return [] }
-        let (verifier, now) = (self.verifier, clock())
-        let pipeline = ImportPipeline<Result<PreparedImport, Error>>(count: items.count) { index in
-            let item = items[index]
-            return Result { try Self.prepare(item.bytes, customer: item.customer, orderId: item.orderId,
-                                             applicationUsername: item.applicationUsername, source: item.source,
-                                             operatorName: operatorName, verifier: verifier, now: now) }
-        }
+        let pipeline = preparingPipeline(count: items.count, lookahead: items.count, operatorName: operatorName) { items[$0] }
         defer { pipeline.finish() }
-        _ = pipeline.value(0)  // no write lock while the first artefact is decoded
-        // Where writers can race (PostgreSQL), each item keeps its savepoint, so a race is the
-        // item's own failure; where a write transaction is exclusive (SQLite), items run bare.
-        guard database.dialect.exclusiveWriteTransactions else {
-            return try database.writeTransaction { try applyBatch(count: items.count, pipeline.value, isolated: true) }
-        }
-        do {
-            return try database.writeTransaction { try applyBatch(count: items.count, pipeline.value, isolated: false) }
-        } catch let failure as BatchItemWriteFailed {
-            // An artefact failed after it began writing, so the whole batch was rolled back: apply
-            // it again with a savepoint around each artefact, so that only the failing one is left out.
-            if let store = failure.underlying as? StoreError, [.busy, .cannotOpen, .corrupt].contains(store.code) { throw store }
-            return try database.writeTransaction { try applyBatch(count: items.count, pipeline.value, isolated: true) }
-        }
+        return try applyBatchTransaction(0..<items.count, pipeline)
     }
 
     /// Decoded and verified, ready to apply.

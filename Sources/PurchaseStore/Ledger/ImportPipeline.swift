@@ -1,45 +1,74 @@
 import Foundation
 
-/// Decodes and verifies a batch's artefacts on worker threads, in order, while the caller applies
-/// the ones already prepared: the database work of item n overlaps the CPU work of the items after it.
+/// Prepares the items of an import (reading, decoding, verifying) on worker threads, in order and
+/// at most `lookahead` items ahead of the writer that consumes them. The database work of item n
+/// overlaps the CPU work of the items after it, also across the batches a long import commits in
+/// (the workers prepare the next batch while the writer refreshes entitlements and commits), and
+/// memory holds at most `lookahead` prepared items however many the import has.
 final class ImportPipeline<Value>: @unchecked Sendable {
     // Every field below is read and written under `condition`'s lock.
     private let condition = NSCondition()
+    /// Item i lives in slot i % lookahead while it is in the window [released, released + lookahead).
     private var slots: [Value?]
+    private let count: Int
     private var nextToClaim = 0
+    private var released = 0
+    private var stopping = false
     private var running = 0
 
-    /// Starts preparing `count` items with `work` on one thread per core but one: the writer,
-    /// the slower stage, keeps a core to itself.
-    init(count: Int, work: @escaping @Sendable (Int) -> Value) {
-        slots = Array(repeating: nil, count: count)
+    /// Starts preparing `count` items with `work` on one thread per core but one (the writer, the
+    /// slower stage, keeps a core to itself). A writer that holds items until it releases them
+    /// (a batch, kept for a retry) must keep `lookahead` at least as large as what it holds.
+    init(count: Int, lookahead: Int, work: @escaping @Sendable (Int) -> Value) {
+        self.count = count
+        let window = max(1, min(lookahead, count))
+        slots = Array(repeating: nil, count: window)
         let workers = max(1, min(count, ProcessInfo.processInfo.activeProcessorCount - 1))
         running = workers
         for _ in 0..<workers {
-            DispatchQueue.global(qos: .userInitiated).async { [self] in
+            let thread = Thread { [self] in
                 while let index = claim() { store(index, work(index)) }
                 condition.lock()
                 running -= 1
                 condition.broadcast()
                 condition.unlock()
             }
+            thread.name = "receiptdesk import worker"
+            thread.start()
         }
     }
 
-    /// Item `index`, waiting until a worker has prepared it.
+    /// Item `index`, waiting until a worker has prepared it. `index` must not have been released
+    /// and must lie within `lookahead` of the oldest item not released.
     func value(_ index: Int) -> Value {
         condition.lock()
         defer { condition.unlock() }
+        precondition(index >= released && index < released + slots.count && index < count,
+                     "import pipeline: item \(index) is outside the window [\(released), \(released + slots.count))")
         while true {
-            if let value = slots[index] { return value }
+            if let value = slots[index % slots.count] { return value }
             condition.wait()
         }
+    }
+
+    /// The writer is done with every item below `index`: their memory is freed and the workers
+    /// may prepare that many items further ahead.
+    func release(below index: Int) {
+        condition.lock()
+        defer { condition.unlock() }
+        while released < min(index, count) {
+            slots[released % slots.count] = nil
+            released += 1
+        }
+        nextToClaim = max(nextToClaim, released)
+        condition.broadcast()
     }
 
     /// Stops handing out items and waits for the workers to finish the ones they hold.
     func finish() {
         condition.lock()
-        nextToClaim = slots.count
+        stopping = true
+        condition.broadcast()
         while running > 0 { condition.wait() }
         condition.unlock()
     }
@@ -47,14 +76,16 @@ final class ImportPipeline<Value>: @unchecked Sendable {
     private func claim() -> Int? {
         condition.lock()
         defer { condition.unlock() }
-        guard nextToClaim < slots.count else { return nil }
+        while !stopping && nextToClaim < count && nextToClaim >= released + slots.count { condition.wait() }
+        guard !stopping, nextToClaim < count else { return nil }
         nextToClaim += 1
         return nextToClaim - 1
     }
 
     private func store(_ index: Int, _ value: Value) {
         condition.lock()
-        slots[index] = value
+        // An item released before it was prepared (the writer gave up on it) is dropped.
+        if index >= released { slots[index % slots.count] = value }
         condition.broadcast()
         condition.unlock()
     }

@@ -1,0 +1,71 @@
+import Foundation
+import ReceiptCore
+
+extension PurchaseLedger {
+    /// Imports `count` artefacts (`receiptdesk import FILE…`) in write transactions of `batchSize`
+    /// each, every batch with the guarantees of `importBatch`: a crash leaves each batch applied or
+    /// absent, an artefact that fails leaves no trace. `item(i)` supplies artefact i and runs on a
+    /// worker thread (where files are read), together with decoding and verification, while the
+    /// calling thread writes: the workers stay up to two batches ahead, so the next batch is ready
+    /// while this one refreshes entitlements and commits. `report(i, outcome)` is called in order,
+    /// on the calling thread, once artefact i's batch has committed or failed; an error it throws
+    /// stops the import there (the batches already reported stay committed).
+    public func importStream(count: Int, batchSize: Int = 100, operatorName: String,
+                             item: @escaping @Sendable (Int) throws -> ImportItem,
+                             report: (Int, Result<ImportResult, Error>) throws -> Void) throws {
+        guard count > 0 else { return }
+        let size = max(1, batchSize)
+        let pipeline = preparingPipeline(count: count, lookahead: 2 * size, operatorName: operatorName, item: item)
+        defer { pipeline.finish() }
+        for start in stride(from: 0, to: count, by: size) {
+            let batch = start..<min(start + size, count)
+            let outcomes: [Result<ImportResult, Error>]
+            do {
+                outcomes = try applyBatchTransaction(batch, pipeline)
+            } catch {
+                // The batch was rolled back: an artefact that could not be read or decoded keeps
+                // its own error, the others fail with the batch's.
+                outcomes = batch.map { index in
+                    if case .failure(let own) = pipeline.value(index) { return .failure(own) }
+                    return .failure(error)
+                }
+            }
+            pipeline.release(below: batch.upperBound)
+            for (offset, outcome) in outcomes.enumerated() { try report(batch.lowerBound + offset, outcome) }
+        }
+    }
+
+    /// Reads and prepares (decodes, verifies) artefacts on worker threads, in order.
+    func preparingPipeline(count: Int, lookahead: Int, operatorName: String,
+                           item: @escaping @Sendable (Int) throws -> ImportItem) -> ImportPipeline<Result<PreparedImport, Error>> {
+        let (verifier, now) = (self.verifier, clock())
+        return ImportPipeline(count: count, lookahead: lookahead) { index in
+            Result {
+                let item = try item(index)
+                return try Self.prepare(item.bytes, customer: item.customer, orderId: item.orderId,
+                                        applicationUsername: item.applicationUsername, source: item.source,
+                                        operatorName: operatorName, verifier: verifier, now: now)
+            }
+        }
+    }
+
+    /// Applies the prepared artefacts of `batch` in one write transaction.
+    func applyBatchTransaction(_ batch: Range<Int>, _ pipeline: ImportPipeline<Result<PreparedImport, Error>>) throws
+        -> [Result<ImportResult, Error>] {
+        _ = pipeline.value(batch.lowerBound)  // no write lock while the first artefact is decoded
+        let item = { (offset: Int) in pipeline.value(batch.lowerBound + offset) }
+        // Where writers can race (PostgreSQL), each item keeps its savepoint, so a race is the
+        // item's own failure; where a write transaction is exclusive (SQLite), items run bare.
+        guard database.dialect.exclusiveWriteTransactions else {
+            return try database.writeTransaction { try applyBatch(count: batch.count, item, isolated: true) }
+        }
+        do {
+            return try database.writeTransaction { try applyBatch(count: batch.count, item, isolated: false) }
+        } catch let failure as BatchItemWriteFailed {
+            // An artefact failed after it began writing, so the whole batch was rolled back: apply
+            // it again with a savepoint around each artefact, so that only the failing one is left out.
+            if let store = failure.underlying as? StoreError, [.busy, .cannotOpen, .corrupt].contains(store.code) { throw store }
+            return try database.writeTransaction { try applyBatch(count: batch.count, item, isolated: true) }
+        }
+    }
+}
