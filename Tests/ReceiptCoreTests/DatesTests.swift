@@ -58,3 +58,22 @@ struct AbsurdDatesTests {
         #expect(!RFC3339.format(Date(timeIntervalSince1970: .nan)).isEmpty)
     }
 }
+
+@Suite("RFC 3339 round trip")
+struct RFC3339RoundTripTests {
+    /// Every millisecond-rounded instant from year 1 to 9999 formats as the fixed layout and
+    /// parses back to itself.
+    @Test func formattedDatesParseBackToTheSameMillisecond() {
+        var generator = SystemRandomNumberGenerator()
+        let range = -62_135_596_800.0...253_402_300_799.0  // 0001-01-01 … 9999-12-31T23:59:59Z
+        for _ in 0..<20_000 {
+            let millis = (Double.random(in: range, using: &generator) * 1000).rounded()
+            let date = Date(timeIntervalSince1970: millis / 1000)
+            let text = RFC3339.format(date)
+            #expect(text.utf8.count == (millis.truncatingRemainder(dividingBy: 1000) == 0 ? 20 : 24), "\(text)")
+            #expect(RFC3339.parse(text).map { ($0.timeIntervalSince1970 * 1000).rounded() } == millis, "\(text)")
+        }
+        #expect(RFC3339.format(Date(timeIntervalSince1970: -62_135_596_800)) == "0001-01-01T00:00:00Z")
+        #expect(RFC3339.format(Date(timeIntervalSince1970: 253_402_300_799.5)) == "9999-12-31T23:59:59.500Z")
+    }
+}

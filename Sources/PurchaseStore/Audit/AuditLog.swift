@@ -33,9 +33,13 @@ public enum AuditLog {
     /// SHA-256 over the length-prefixed fields and the previous hash, lower-case hex.
     public static func hash(seq: Int64, at: String, operatorName: String, action: String, target: String,
                             details: String, previousHash: String) -> String {
+        let fields = [String(seq), at, operatorName, action, target, details, previousHash]
         var material: [UInt8] = []
-        for field in [String(seq), at, operatorName, action, target, details, previousHash] {
-            material += Array("\(field.utf8.count):".utf8) + Array(field.utf8)
+        material.reserveCapacity(fields.reduce(0) { $0 + $1.utf8.count + 8 })
+        for field in fields {
+            material.append(contentsOf: String(field.utf8.count).utf8)
+            material.append(UInt8(ascii: ":"))
+            material.append(contentsOf: field.utf8)
         }
         return DigestAlgorithm.sha256.hash(material).hexString
     }

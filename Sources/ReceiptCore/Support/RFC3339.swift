@@ -65,14 +65,37 @@ public enum RFC3339 {
     public static func format(_ date: Date) -> String {
         // Rounded to the millisecond first, so .9996 s carries into the next second.
         let t = CivilTime(Date(timeIntervalSince1970: (date.timeIntervalSince1970 * 1000).rounded() / 1000))
-        func pad(_ n: Int, _ width: Int) -> String {
-            let s = String(n)
-            return String(repeating: "0", count: max(0, width - s.count)) + s
-        }
-        var text = "\(pad(t.year, 4))-\(pad(t.month, 2))-\(pad(t.day, 2))T\(pad(t.hour, 2)):\(pad(t.minute, 2)):\(pad(t.second, 2))"
         let millis = (t.nanosecond + 500_000) / 1_000_000
-        if millis > 0 { text += "." + pad(millis, 3) }
-        return text + "Z"
+        guard (0...9999).contains(t.year) else {
+            func pad(_ n: Int, _ width: Int) -> String {
+                let s = String(n)
+                return String(repeating: "0", count: max(0, width - s.count)) + s
+            }
+            var text = "\(pad(t.year, 4))-\(pad(t.month, 2))-\(pad(t.day, 2))T\(pad(t.hour, 2)):\(pad(t.minute, 2)):\(pad(t.second, 2))"
+            if millis > 0 { text += "." + pad(millis, 3) }
+            return text + "Z"
+        }
+        // Written digit by digit: entitlement reasons format dates for every source they explain.
+        var bytes: [UInt8] = Array("0000-00-00T00:00:00.000Z".utf8)
+        func put(_ value: Int, _ width: Int, at offset: Int) {
+            var rest = value
+            for index in stride(from: offset + width - 1, through: offset, by: -1) {
+                bytes[index] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+            }
+        }
+        put(t.year, 4, at: 0)
+        put(t.month, 2, at: 5)
+        put(t.day, 2, at: 8)
+        put(t.hour, 2, at: 11)
+        put(t.minute, 2, at: 14)
+        put(t.second, 2, at: 17)
+        if millis > 0 {
+            put(millis, 3, at: 20)
+        } else {
+            bytes.removeSubrange(19..<23)
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// A date from UNIX milliseconds, as JWS payloads and verifyReceipt `_ms` fields carry them.
