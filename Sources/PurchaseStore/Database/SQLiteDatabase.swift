@@ -13,6 +13,8 @@ public final class SQLiteDatabase: SQLDatabase {
     /// so the usual look-up needs no hashing of the text (an equal text is still required).
     private var statementsByAddress: [Int: SQLiteStatement] = [:]
     private var transactionDepth = 0
+    /// Copies the write-ahead log into the file in the background (writing connections only).
+    private(set) var checkpointer: SQLiteCheckpointer?
 
     /// How long a writer waits for another before giving up with `StoreError.busy`.
     public static let busyTimeoutMilliseconds: Int32 = 10_000
@@ -39,10 +41,13 @@ public final class SQLiteDatabase: SQLDatabase {
                     throw StoreError(.cannotOpen, "database \(path): cannot switch to WAL (journal mode \(mode ?? "unknown"))")
                 }
                 try execute("PRAGMA synchronous=NORMAL", [])
-                // A bigger page cache and fewer checkpoints: each ledger operation touches ~20 pages,
-                // many of them the same hot index pages, which a longer WAL copies back only once.
+                // A bigger page cache: each ledger operation touches ~20 pages, many of them the
+                // same hot index pages.
                 _ = try query("PRAGMA cache_size=-16384", [])
-                _ = try query("PRAGMA wal_autocheckpoint=16000", [])
+                // The log is copied back into the file on a thread of its own, not in COMMIT.
+                let checkpointer = SQLiteCheckpointer(path: path)
+                checkpointer.install(on: db)
+                self.checkpointer = checkpointer
                 // Statement and savepoint journals (a batch import's per-item savepoints) stay in
                 // memory instead of spilling to temporary files; crash recovery never reads them.
                 try execute("PRAGMA temp_store=MEMORY", [])
@@ -51,6 +56,7 @@ public final class SQLiteDatabase: SQLDatabase {
             // Reading the schema catches a file that is not a database at all.
             _ = try query("SELECT count(*) AS n FROM sqlite_master", [])
         } catch {
+            checkpointer?.stop()
             statementsByAddress.removeAll()
             statements.removeAll()
             sqlite3_close_v2(db)
@@ -58,7 +64,17 @@ public final class SQLiteDatabase: SQLDatabase {
         }
     }
 
+    /// Replaces the checkpointer with one of other thresholds (tests use small ones).
+    func replaceCheckpointer(backgroundPages: Int32, inlinePages: Int32) {
+        checkpointer?.stop()
+        let replacement = SQLiteCheckpointer(path: location, backgroundPages: backgroundPages, inlinePages: inlinePages)
+        replacement.install(on: handle)
+        checkpointer = replacement
+    }
+
     deinit {
+        checkpointer?.stop()
+        sqlite3_wal_hook(handle, nil, nil)
         statementsByAddress.removeAll()
         statements.removeAll()
         sqlite3_close_v2(handle)
