@@ -150,6 +150,11 @@ public final class SQLiteDatabase: SQLDatabase {
         }
     }
 
+    /// `PRAGMA data_version`: changes whenever another connection commits (not this one).
+    public func dataVersion() throws -> Int64? {
+        try queryFirst("PRAGMA data_version", [])?.int("data_version")
+    }
+
     /// `PRAGMA integrity_check`: "ok", or the first problems SQLite found.
     public func integrityCheck() throws -> [String] {
         try query("PRAGMA integrity_check", []).compactMap { $0.string("integrity_check") }

@@ -59,9 +59,14 @@ extension PurchaseLedger {
     @discardableResult
     func refreshEntitlements(_ customerId: String, now: Date) throws -> [EntitlementState] {
         try database.lockCustomer(customerId)  // PostgreSQL: a concurrent recomputation would duplicate rows
-        let states = try entitlements(customerId, now: now)
+        let known = entitlementCache?.entry(customerId)
+        if known != nil { entitlementCacheHits += 1 }
+        let input = try known?.input ?? entitlementInput(customerId)
+        let states = EntitlementCalculator.compute(input, configuration: configuration, now: now)
         let rows = states.flatMap { state in state.sources.map { EntitlementRow(state, $0) } }
-        try EntitlementRowWriter(database: database, customerId: customerId, now: now).write(rows)
+        let writer = EntitlementRowWriter(database: database, customerId: customerId, now: now)
+        try writer.write(rows, stored: known?.rows ?? writer.storedRows())
+        entitlementCache?.store(customerId, input: input, rows: rows)
         return states
     }
 }

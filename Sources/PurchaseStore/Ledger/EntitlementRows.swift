@@ -63,9 +63,14 @@ struct EntitlementRowWriter {
     let customerId: String
     let now: Date
 
-    func write(_ rows: [EntitlementRow]) throws {
-        let stored = try database.query("SELECT \(EntitlementRow.selectColumns) FROM entitlements WHERE customer_id = ?",
-                                        [.text(customerId)]).map(EntitlementRow.init)
+    /// The customer's rows as the database holds them.
+    func storedRows() throws -> [EntitlementRow] {
+        try database.query("SELECT \(EntitlementRow.selectColumns) FROM entitlements WHERE customer_id = ?",
+                           [.text(customerId)]).map(EntitlementRow.init)
+    }
+
+    /// Brings the customer's rows from `stored` (what the database holds) to `rows`.
+    func write(_ rows: [EntitlementRow], stored: [EntitlementRow]) throws {
         var existing: [EntitlementRow.Key: EntitlementRow] = [:]
         existing.reserveCapacity(stored.count)
         for row in stored where existing.updateValue(row, forKey: row.key) != nil {

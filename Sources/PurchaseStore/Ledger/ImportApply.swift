@@ -137,15 +137,21 @@ extension PurchaseLedger {
         let summary = artefact.summary
         var reports = plan.reports
         try ensureCustomer(customerId, now: now)
-        let receiptId = try plan.existingReceipt
-            ?? insertReceipt(p.bytes, digest: p.digest, artefact: artefact, verdict: verdict, decodedJSON: p.decodedJSON,
-                             customerId: customerId, source: p.source, now: now, operatorName: p.operatorName)
+        let receiptId: Int64
+        if let existing = plan.existingReceipt {
+            receiptId = existing
+        } else {
+            receiptId = try insertReceipt(p.bytes, digest: p.digest, artefact: artefact, verdict: verdict, decodedJSON: p.decodedJSON,
+                                          customerId: customerId, source: p.source, now: now, operatorName: p.operatorName)
+            entitlementCache?.storedReceipt(valid: verdict.status.rawValue == "valid", summary: summary, for: customerId)
+        }
         var matcher = OrderMatcher(database: database, customerId: customerId)
         for transaction in plan.fresh {
             let sameProduct = plan.fresh.filter { $0.productId == transaction.productId }.count
             let (binding, boundOrder) = try matcher.bind(transaction, explicitOrder: orderId, applicationUsername: p.applicationUsername,
                                                          newOfSameProduct: sameProduct)
             try insertTransaction(transaction, customerId: customerId, orderId: boundOrder, binding: binding, receiptId: receiptId, now: now)
+            entitlementCache?.recorded(transaction, for: customerId)
             if let boundOrder {
                 try database.execute("""
                     UPDATE orders SET status = ?, transaction_id = ?, version = version + 1 WHERE order_id = ?

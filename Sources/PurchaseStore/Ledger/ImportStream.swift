@@ -17,6 +17,10 @@ extension PurchaseLedger {
         let size = max(1, batchSize)
         let pipeline = preparingPipeline(count: count, lookahead: 2 * size, operatorName: operatorName, item: item)
         defer { pipeline.finish() }
+        // Where this connection is the only writer during a batch (SQLite), what each batch
+        // refreshed is kept for the next: a customer imported again need not be read back.
+        if database.dialect.exclusiveWriteTransactions { entitlementCache = EntitlementCache() }
+        defer { entitlementCache = nil }
         for start in stride(from: 0, to: count, by: size) {
             let batch = start..<min(start + size, count)
             let outcomes: [Result<ImportResult, Error>]
@@ -60,12 +64,23 @@ extension PurchaseLedger {
             return try database.writeTransaction { try applyBatch(count: batch.count, item, isolated: true) }
         }
         do {
-            return try database.writeTransaction { try applyBatch(count: batch.count, item, isolated: false) }
+            return try database.writeTransaction {
+                entitlementCache?.beginBatch(dataVersion: try (database as? SQLiteDatabase)?.dataVersion())
+                return try applyBatch(count: batch.count, item, isolated: false)
+            }
         } catch let failure as BatchItemWriteFailed {
+            entitlementCache?.forgetAll()
             // An artefact failed after it began writing, so the whole batch was rolled back: apply
-            // it again with a savepoint around each artefact, so that only the failing one is left out.
+            // it again with a savepoint around each artefact, so that only the failing one is left out
+            // (without the cache, which a rolled-back savepoint would leave wrong).
             if let store = failure.underlying as? StoreError, [.busy, .cannotOpen, .corrupt].contains(store.code) { throw store }
+            let cache = entitlementCache
+            entitlementCache = nil
+            defer { entitlementCache = cache }
             return try database.writeTransaction { try applyBatch(count: batch.count, item, isolated: true) }
+        } catch {
+            entitlementCache?.forgetAll()
+            throw error
         }
     }
 }

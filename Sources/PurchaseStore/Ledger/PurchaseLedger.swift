@@ -10,6 +10,10 @@ public final class PurchaseLedger {
     public let verifier: ReceiptVerifier
     /// The ledger's clock, injected so tests can fix time; the core itself never reads one.
     let clock: () -> Date
+    /// Set while `importStream` runs on SQLite (see `EntitlementCache`).
+    var entitlementCache: EntitlementCache?
+    /// Refreshes that `entitlementCache` spared a read (for tests).
+    var entitlementCacheHits = 0
 
     public init(database: SQLDatabase, configuration: StoreConfiguration, verifier: ReceiptVerifier,
                 clock: @escaping () -> Date = Date.init) {

@@ -1,0 +1,82 @@
+import Foundation
+import ReceiptCore
+
+/// What a streamed import (`importStream`) knows about the customers it has already refreshed:
+/// each one's entitlement input and stored entitlement rows as its last batch left them, so the
+/// next batch that touches the customer need not read either back. Each batch's own imports are
+/// applied to it as they are written (`recorded`, `storedReceipt`).
+///
+/// It is only an optimisation, and is dropped whenever it might be wrong: at the start of each
+/// batch when another connection has committed since (SQLite's `data_version`), after any batch
+/// that failed, and for batches that run with a savepoint per artefact (a rolled-back savepoint
+/// would leave records here that the database does not hold). A customer it does not know is
+/// read from the database as always.
+final class EntitlementCache {
+    struct Entry {
+        var input: EntitlementInput
+        var rows: [EntitlementRow]
+    }
+
+    private var entries: [String: Entry] = [:]
+    /// This batch's records, applied to an entry when the customer is next refreshed.
+    private var newTransactions: [String: [OwnedTransaction]] = [:]
+    private var newFacts: [String: AppPurchaseFacts] = [:]
+    /// The database's `data_version` when this connection last looked, nil when unknown.
+    private var dataVersion: Int64?
+
+    /// At the start of a batch, inside its write transaction: everything is forgotten when the
+    /// database changed through another connection since the last batch (or cannot tell).
+    func beginBatch(dataVersion: Int64?) {
+        if dataVersion == nil || dataVersion != self.dataVersion { entries.removeAll() }
+        self.dataVersion = dataVersion
+        newTransactions.removeAll()
+        newFacts.removeAll()
+    }
+
+    /// Forgets everything (a batch failed, or ran with savepoints).
+    func forgetAll() {
+        entries.removeAll()
+        newTransactions.removeAll()
+        newFacts.removeAll()
+        dataVersion = nil
+    }
+
+    /// A transaction just recorded for `customer`, with the values written, as reading it back
+    /// would return them.
+    func recorded(_ transaction: IncomingTransaction, for customer: String) {
+        guard entries[customer] != nil else { return }
+        newTransactions[customer, default: []].append(OwnedTransaction(
+            transactionId: transaction.transactionId, originalTransactionId: transaction.originalTransactionId,
+            productId: transaction.productId, productType: transaction.productType, environment: transaction.environment,
+            purchaseDate: Self.stored(transaction.purchaseDate), expiresDate: Self.stored(transaction.expiresDate),
+            revocationDate: Self.stored(transaction.revocationDate), cancellationDate: Self.stored(transaction.cancellationDate),
+            quantity: transaction.quantity))
+    }
+
+    /// A receipt just stored for `customer`: the newest, so its app purchase facts are the ones
+    /// the paid-to-free rule reads when it is valid and states any.
+    func storedReceipt(valid: Bool, summary: ArtefactSummary, for customer: String) {
+        guard entries[customer] != nil, valid, summary.originalAppVersion != nil || summary.originalPurchaseDate != nil else { return }
+        newFacts[customer] = AppPurchaseFacts(originalAppVersion: summary.originalAppVersion,
+                                              originalPurchaseDate: Self.stored(summary.originalPurchaseDate),
+                                              environment: summary.environment.environment)
+    }
+
+    /// The customer's input and stored rows with this batch's records applied, or nil when unknown.
+    func entry(_ customer: String) -> Entry? {
+        guard var entry = entries[customer] else { return nil }
+        entry.input.transactions += newTransactions.removeValue(forKey: customer) ?? []
+        if let facts = newFacts.removeValue(forKey: customer) { entry.input.appPurchase = facts }
+        return entry
+    }
+
+    /// What a refresh of `customer` read (or was given) and wrote.
+    func store(_ customer: String, input: EntitlementInput, rows: [EntitlementRow]) {
+        entries[customer] = Entry(input: input, rows: rows)
+    }
+
+    /// A date as the database returns it: at millisecond precision.
+    private static func stored(_ date: Date?) -> Date? {
+        date.flatMap { StoreDates.parse(StoreDates.format($0)) }
+    }
+}
