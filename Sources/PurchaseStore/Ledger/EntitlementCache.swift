@@ -15,9 +15,15 @@ final class EntitlementCache {
     struct Entry {
         var input: EntitlementInput
         var rows: [EntitlementRow]
+        /// Transactions, grants, revocations and rows: what the entry holds, for the budget.
+        var size: Int { input.transactions.count + input.grants.count + input.revocations.count + rows.count }
     }
 
+    /// At most this many transactions and rows are kept (a few hundred bytes each): a stream of
+    /// a million receipts keeps what it can and reads the rest back.
+    let budget: Int
     private var entries: [String: Entry] = [:]
+    private var held = 0
     /// This batch's records, applied to an entry when the customer is next refreshed.
     private var newTransactions: [String: [OwnedTransaction]] = [:]
     private var newFacts: [String: AppPurchaseFacts] = [:]
@@ -26,8 +32,12 @@ final class EntitlementCache {
 
     /// At the start of a batch, inside its write transaction: everything is forgotten when the
     /// database changed through another connection since the last batch (or cannot tell).
+    init(budget: Int = 100_000) {
+        self.budget = budget
+    }
+
     func beginBatch(dataVersion: Int64?) {
-        if dataVersion == nil || dataVersion != self.dataVersion { entries.removeAll() }
+        if dataVersion == nil || dataVersion != self.dataVersion { removeEntries() }
         self.dataVersion = dataVersion
         newTransactions.removeAll()
         newFacts.removeAll()
@@ -35,7 +45,7 @@ final class EntitlementCache {
 
     /// Forgets everything (a batch failed, or ran with savepoints).
     func forgetAll() {
-        entries.removeAll()
+        removeEntries()
         newTransactions.removeAll()
         newFacts.removeAll()
         dataVersion = nil
@@ -64,7 +74,12 @@ final class EntitlementCache {
 
     /// The customer's input and stored rows with this batch's records applied, or nil when unknown.
     func entry(_ customer: String) -> Entry? {
-        guard var entry = entries[customer] else { return nil }
+        guard var entry = entries.removeValue(forKey: customer) else {
+            newTransactions[customer] = nil
+            newFacts[customer] = nil
+            return nil
+        }
+        held -= entry.size
         entry.input.transactions += newTransactions.removeValue(forKey: customer) ?? []
         if let facts = newFacts.removeValue(forKey: customer) { entry.input.appPurchase = facts }
         return entry
@@ -72,7 +87,18 @@ final class EntitlementCache {
 
     /// What a refresh of `customer` read (or was given) and wrote.
     func store(_ customer: String, input: EntitlementInput, rows: [EntitlementRow]) {
-        entries[customer] = Entry(input: input, rows: rows)
+        let entry = Entry(input: input, rows: rows)
+        if let replaced = entries.removeValue(forKey: customer) { held -= replaced.size }
+        // Over budget, the oldest knowledge goes first: everything, to be read back as needed.
+        if held + entry.size > budget { removeEntries() }
+        guard entry.size <= budget else { return }
+        entries[customer] = entry
+        held += entry.size
+    }
+
+    private func removeEntries() {
+        entries.removeAll()
+        held = 0
     }
 
     /// A date as the database returns it: at millisecond precision.

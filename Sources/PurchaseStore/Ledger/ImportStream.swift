@@ -19,7 +19,7 @@ extension PurchaseLedger {
         defer { pipeline.finish() }
         // Where this connection is the only writer during a batch (SQLite), what each batch
         // refreshed is kept for the next: a customer imported again need not be read back.
-        if database.dialect.exclusiveWriteTransactions { entitlementCache = EntitlementCache() }
+        if database.dialect.exclusiveWriteTransactions { entitlementCache = EntitlementCache(budget: entitlementCacheBudget) }
         defer { entitlementCache = nil }
         for start in stride(from: 0, to: count, by: size) {
             let batch = start..<min(start + size, count)

@@ -14,6 +14,8 @@ public final class PurchaseLedger {
     var entitlementCache: EntitlementCache?
     /// Refreshes that `entitlementCache` spared a read (for tests).
     var entitlementCacheHits = 0
+    /// How many transactions and rows `entitlementCache` may hold.
+    var entitlementCacheBudget = 100_000
 
     public init(database: SQLDatabase, configuration: StoreConfiguration, verifier: ReceiptVerifier,
                 clock: @escaping () -> Date = Date.init) {
