@@ -103,7 +103,7 @@ extension PurchaseLedger {
         let storesReceipt = existingReceipt == nil && (p.incoming.isEmpty || !fresh.isEmpty || !newConflicts.isEmpty)
         guard storesReceipt || !fresh.isEmpty || !newConflicts.isEmpty else {
             return .nothingNew(ImportResult(receiptId: existingReceipt, changedDatabase: false, format: p.artefact.format,
-                                            environment: p.artefact.summary.environment.environment, verdict: p.verdict,
+                                            environment: p.summary.environment.environment, verdict: p.verdict,
                                             transactions: reports, notes: p.notes + ["nothing new: every transaction was already recorded"]))
         }
         return .write(ImportPlan(prepared: p, existingReceipt: existingReceipt, fresh: fresh, newConflicts: newConflicts, reports: reports))
@@ -134,7 +134,7 @@ extension PurchaseLedger {
     func writeImport(_ plan: ImportPlan, now: Date) throws -> ImportResult {
         let p = plan.prepared
         let (customerId, orderId, artefact, verdict) = (p.customerId, p.orderId, p.artefact, p.verdict)
-        let summary = artefact.summary
+        let summary = p.summary
         var reports = plan.reports
         try ensureCustomer(customerId, now: now)
         let receiptId: Int64
@@ -142,7 +142,7 @@ extension PurchaseLedger {
             receiptId = existing
         } else {
             receiptId = try insertReceipt(p.bytes, digest: p.digest, artefact: artefact, verdict: verdict, decodedJSON: p.decodedJSON,
-                                          customerId: customerId, source: p.source, now: now, operatorName: p.operatorName)
+                                          summary: summary, customerId: customerId, source: p.source, now: now, operatorName: p.operatorName)
             entitlementCache?.storedReceipt(valid: verdict.status.rawValue == "valid", summary: summary, for: customerId)
         }
         var matcher = OrderMatcher(database: database, customerId: customerId)

@@ -63,6 +63,8 @@ extension PurchaseLedger {
         let digest: String
         /// What the receipts table keeps as `decoded_json`.
         let decodedJSON: String
+        /// `artefact.summary`, worked out once, off the writer's thread.
+        let summary: ArtefactSummary
     }
 
     /// Decodes and verifies outside any transaction (the CPU work).
@@ -97,12 +99,14 @@ extension PurchaseLedger {
         return PreparedImport(bytes: bytes, customerId: customerId, orderId: orderId, applicationUsername: applicationUsername,
                               source: source, operatorName: operatorName, artefact: artefact, verdict: verdict, incoming: incoming,
                               notes: notes, digest: DigestAlgorithm.sha256.hash(bytes).hexString,
-                              decodedJSON: DecodeReport.json(artefact, verdict: verdict, now: now, includeTree: false).serialized())
+                              decodedJSON: DecodeReport.json(artefact, verdict: verdict, now: now, includeTree: false).serialized(),
+                              summary: summary)
     }
 
     func insertReceipt(_ bytes: [UInt8], digest: String, artefact: DecodedArtefact, verdict: Verdict, decodedJSON: String? = nil,
-                       customerId: String?, source: String, now: Date, operatorName: String) throws -> Int64 {
-        let summary = artefact.summary
+                       summary known: ArtefactSummary? = nil, customerId: String?, source: String, now: Date,
+                       operatorName: String) throws -> Int64 {
+        let summary = known ?? artefact.summary
         let decoded = decodedJSON ?? DecodeReport.json(artefact, verdict: verdict, now: now, includeTree: false).serialized()
         // No RETURNING: on SQLite it makes the insert keep a statement journal; SQLite tells the
         // new row id, elsewhere it is one index look-up away.
