@@ -6,14 +6,15 @@ import StoreSimulator
 /// 10,000 distinct unified receipts of 3 purchases each (signed by the shared test CA, written to
 /// 10,000 files before timing) imported into a fresh database file, spread over 2,000 customers,
 /// verification on and the chain cache warm: once one `importArtefact` each (reading its file
-/// first), once through `importStream` in batches of 100 with the files read on worker threads
-/// (what `receiptdesk import FILE…` does). The notes split the time between the calling
+/// first), and three times through `importStream` in batches of 100 with the files read on worker
+/// threads (what `receiptdesk import FILE…` does; the median is reported). The notes split the time between the calling
 /// (writing) thread and the whole process, whose other threads read, decode and verify ahead
 /// of the writer.
 enum LedgerImportBench {
     static let receiptCount = 10_000
     static let purchasesPerReceipt = 3
     static let customerCount = 2_000
+    static let batchedRuns = 3
     static let rateName = "ledger import 10,000 receipts × 3 transactions, one operation each, transactions/s"
     static let batchedRateName = "ledger import 10,000 receipts × 3 transactions, batches of 100, transactions/s"
     static let memoryName = "ledger import peak memory MB"
@@ -27,9 +28,15 @@ enum LedgerImportBench {
         defer { try? FileManager.default.removeItem(at: folder) }  // best effort: a leftover temp folder is harmless
         LedgerBenchCases.say("ledger import: writing \(receiptCount) receipts to files…", progress)
         let files = try writeReceipts(authority, into: folder)
-        for batched in [false, true] {
-            try importAll(files, authority: authority, batched: batched, into: &report, progress: progress)
-        }
+        let single = try importAll(files, authority: authority, batched: false, into: &report, progress: progress)
+        report.figures.append(LedgerFigure(name: rateName, value: single, aim: .atLeast(15_000)))
+        // The batched import, what `receiptdesk import` does, runs three times (a fresh database
+        // each) and reports the median: on a shared machine one run can be a third off.
+        var rates = try (1...batchedRuns).map { _ in try importAll(files, authority: authority, batched: true, into: &report, progress: progress) }
+        rates.sort()
+        report.figures.append(LedgerFigure(name: batchedRateName, value: rates[rates.count / 2], aim: .atLeast(15_000)))
+        report.notes.append("ledger import (batched): median of " + rates.map { String(format: "%.0f", $0) }.joined(separator: ", ")
+                            + " transactions/s")
         if let peak = ProcessStats.peakMegabytes() { report.figures.append(LedgerFigure(name: memoryName, value: peak, aim: .below(100))) }
         report.notes.append("ledger import: peak RSS \(peakWasReset ? "since the import case began" : "of the whole process"), "
                             + "the receipts read from their files as they are imported")
@@ -38,7 +45,7 @@ enum LedgerImportBench {
     /// Imports every receipt file into a fresh database, one ledger operation each or streamed in
     /// batches of 100 (one write transaction each, as `receiptdesk import FILE…` does).
     static func importAll(_ files: [String], authority: TestCertificateAuthority, batched: Bool,
-                          into report: inout LedgerBenchReport, progress: Bool) throws {
+                          into report: inout LedgerBenchReport, progress: Bool) throws -> Double {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("receiptdesk-bench-import-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }  // best effort: a leftover temp folder is harmless
@@ -75,7 +82,6 @@ enum LedgerImportBench {
         let stored = try database.queryFirst("SELECT count(*) AS n FROM transactions", [])?.int("n") ?? 0
         let total = receiptCount * purchasesPerReceipt
         try LedgerBenchCases.expect(stored == Int64(total), "the database holds \(stored) transactions, not \(total)")
-        report.figures.append(LedgerFigure(name: batched ? batchedRateName : rateName, value: Double(total) / elapsed, aim: .atLeast(15_000)))
         var timing = String(format: "ledger import\(batched ? " (batched)" : ""): %d transactions in %.2f s (%.3f ms per receipt)", total, elapsed,
                             elapsed * 1_000 / Double(receiptCount))
         if let before = scheduled, let after = ProcessStats.threadSeconds() {
@@ -85,6 +91,7 @@ enum LedgerImportBench {
         }
         timing += String(format: "; %.2f s of CPU in the whole process", processCPUSeconds() - processStart)
         report.notes.append(timing)
+        return Double(total) / elapsed
     }
 
     /// CPU time of every thread of the process so far.
