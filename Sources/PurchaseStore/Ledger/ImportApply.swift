@@ -143,7 +143,7 @@ extension PurchaseLedger {
         } else {
             receiptId = try insertReceipt(p.bytes, digest: p.digest, artefact: artefact, verdict: verdict, decodedJSON: p.decodedJSON,
                                           summary: summary, customerId: customerId, source: p.source, now: now, operatorName: p.operatorName)
-            entitlementCache?.storedReceipt(valid: verdict.status.rawValue == "valid", summary: summary, for: customerId)
+            entitlementCache?.storedReceipt(valid: verdict.status == .valid, summary: summary, for: customerId)
         }
         var matcher = OrderMatcher(database: database, customerId: customerId)
         for transaction in plan.fresh {
