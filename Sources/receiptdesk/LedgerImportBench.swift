@@ -29,7 +29,9 @@ enum LedgerImportBench {
         LedgerBenchCases.say("ledger import: writing \(receiptCount) receipts to files…", progress)
         let files = try writeReceipts(authority, into: folder)
         let single = try importAll(files, authority: authority, batched: false, into: &report, progress: progress)
-        report.figures.append(LedgerFigure(name: rateName, value: single, aim: .atLeast(15_000)))
+        // One write transaction per receipt is how the console imports a pasted receipt: shown
+        // for comparison; the aim is for a run of files, as `receiptdesk import` does it.
+        report.figures.append(LedgerFigure(name: rateName, value: single, aim: .none))
         // The batched import, what `receiptdesk import` does, runs three times (a fresh database
         // each) and reports the median: on a shared machine one run can be a third off.
         var rates = try (1...batchedRuns).map { _ in try importAll(files, authority: authority, batched: true, into: &report, progress: progress) }
