@@ -29,6 +29,10 @@ final class SQLiteCheckpointer: @unchecked Sendable {
     private var copiedThrough: Int32 = 0
     /// Background checkpoints run so far (for tests).
     private(set) var backgroundRuns = 0
+    /// The log's size after the previous commit, and whether it has started afresh since the
+    /// last background copy (read and written on the writer's thread only).
+    private var previousPages: Int32 = 0
+    private var restarted = false
 
     init(path: String, backgroundPages: Int32 = 4_000, inlinePages: Int32 = 64_000) {
         self.path = path
@@ -48,9 +52,14 @@ final class SQLiteCheckpointer: @unchecked Sendable {
 
     /// After a commit that left `pages` frames in the log.
     func committed(_ db: OpaquePointer, pages: Int32) {
+        if pages < previousPages { restarted = true }  // the log was copied whole and started afresh
+        previousPages = pages
         guard pages >= backgroundPages else { return }
         condition.lock()
-        // A log smaller than what was copied has been started afresh since.
+        if restarted && !copying {
+            copiedThrough = 0  // what was copied belonged to the log before
+            restarted = false
+        }
         let left = pages >= copiedThrough ? pages - copiedThrough : pages
         let finishHere = !copying && !requested && left <= backgroundPages / 4
         if finishHere || pages >= inlinePages {
