@@ -34,7 +34,7 @@ final class SQLiteCheckpointer: @unchecked Sendable {
     private var previousPages: Int32 = 0
     private var restarted = false
 
-    init(path: String, backgroundPages: Int32 = 4_000, inlinePages: Int32 = 64_000) {
+    init(path: String, backgroundPages: Int32, inlinePages: Int32) {
         self.path = path
         self.backgroundPages = max(1, backgroundPages)
         self.inlinePages = max(self.backgroundPages, inlinePages)

@@ -45,9 +45,7 @@ public final class SQLiteDatabase: SQLDatabase {
                 // same hot index pages.
                 _ = try query("PRAGMA cache_size=-16384", [])
                 // The log is copied back into the file on a thread of its own, not in COMMIT.
-                let checkpointer = SQLiteCheckpointer(path: path)
-                checkpointer.install(on: db)
-                self.checkpointer = checkpointer
+                replaceCheckpointer()
                 // Statement and savepoint journals (a batch import's per-item savepoints) stay in
                 // memory instead of spilling to temporary files; crash recovery never reads them.
                 try execute("PRAGMA temp_store=MEMORY", [])
@@ -64,8 +62,8 @@ public final class SQLiteDatabase: SQLDatabase {
         }
     }
 
-    /// Replaces the checkpointer with one of other thresholds (tests use small ones).
-    func replaceCheckpointer(backgroundPages: Int32, inlinePages: Int32) {
+    /// Installs a checkpointer, stopping the one before (tests use small thresholds).
+    func replaceCheckpointer(backgroundPages: Int32 = 4_000, inlinePages: Int32 = 64_000) {
         checkpointer?.stop()
         let replacement = SQLiteCheckpointer(path: location, backgroundPages: backgroundPages, inlinePages: inlinePages)
         replacement.install(on: handle)

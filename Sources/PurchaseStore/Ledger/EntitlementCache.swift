@@ -30,12 +30,12 @@ final class EntitlementCache {
     /// The database's `data_version` when this connection last looked, nil when unknown.
     private var dataVersion: Int64?
 
-    /// At the start of a batch, inside its write transaction: everything is forgotten when the
-    /// database changed through another connection since the last batch (or cannot tell).
     init(budget: Int = 100_000) {
         self.budget = budget
     }
 
+    /// At the start of a batch, inside its write transaction: everything is forgotten when the
+    /// database changed through another connection since the last batch (or cannot tell).
     func beginBatch(dataVersion: Int64?) {
         if dataVersion == nil || dataVersion != self.dataVersion { removeEntries() }
         self.dataVersion = dataVersion
