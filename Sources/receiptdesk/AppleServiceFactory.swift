@@ -63,7 +63,7 @@ final class AppleConnection {
             }
             let credentials = try ServerAPICredentials(keyId: keyId, issuerId: issuerId, bundleId: bundleId, privateKey: privateKey)
             apiClient = try AppStoreServerAPIClient(endpoints: endpoints, transport: transport, credentials: credentials,
-                                                    verifier: ReceiptVerifier(trust: trust, expectedBundleIds: Set(configuration.bundleIds)),
+                                                    verifier: ReceiptVerifier(trust: trust, configuration: configuration),
                                                     retry: retry, timeout: timeout, clock: { Date() })
         }
         let service = AppleService(api: settings.api, verifyReceipt: verifyClient, serverAPI: apiClient, label: label)
@@ -87,7 +87,7 @@ final class AppleConnection {
             if FileManager.default.fileExists(atPath: folder.path) {
                 let authority = try TestCertificateAuthority.load(from: folder)
                 anchors += [authority.root, authority.ecRoot]
-                intermediates.append(authority.iTunesIntermediate)
+                intermediates += [authority.iTunesIntermediate, authority.wwdrIntermediate]
             }
         }
         let apple = try TrustStore.apple()

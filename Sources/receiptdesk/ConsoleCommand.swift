@@ -63,7 +63,7 @@ enum ConsoleCommand {
         guard applied == Int64(PurchaseSchema.migrations.count) else {
             throw StoreError(.cannotOpen, "database \(database.location) needs migrating: open it once without --read-only")
         }
-        let verifier = ReceiptVerifier(trust: options.trust, expectedBundleIds: Set(options.configuration.bundleIds))
+        let verifier = ReceiptVerifier(trust: options.trust, configuration: options.configuration)
         return PurchaseLedger(database: database, configuration: options.configuration, verifier: verifier)
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import ReceiptCore
 
-/// `receiptdesk decode [FILE|-] [--json] [--trust-anchor CERT]... [--device-id UUID] [--bundle-id ID]...`
+/// `receiptdesk decode [FILE|-] [--json] [--trust-anchor CERT]... [--device-id UUID] [--bundle-id ID]... [--app-apple-id N]`
 enum DecodeCommand {
     static func run(_ arguments: [String]) throws -> ExitStatus {
         var args = Arguments(arguments)
@@ -10,6 +10,7 @@ enum DecodeCommand {
         let intermediatePaths = try args.values("--legacy-intermediate")
         let deviceText = try args.value("--device-id")
         let bundleIds = try args.values("--bundle-id")
+        let appAppleIdText = try args.value("--app-apple-id")
         let positionals = try args.finish(maxPositionals: 1)
         let path: String
         if let given = positionals.first {
@@ -27,8 +28,15 @@ enum DecodeCommand {
             }
             device = parsed
         }
+        var appAppleId: Int64?
+        if let appAppleIdText {
+            guard let parsed = Int64(appAppleIdText), parsed > 0 else {
+                throw CommandFailure.usage("--app-apple-id \(appAppleIdText) is not a positive whole number")
+            }
+            appAppleId = parsed
+        }
         let trust = try TrustOptions.store(anchors: anchorPaths, legacyIntermediates: intermediatePaths)
-        let verifier = ReceiptVerifier(trust: trust, deviceIdentifier: device, expectedBundleIds: Set(bundleIds))
+        let verifier = ReceiptVerifier(trust: trust, deviceIdentifier: device, expectedBundleIds: Set(bundleIds), expectedAppAppleId: appAppleId)
         let bytes = try InputReader.read(path)
         let artefact: DecodedArtefact
         do {

@@ -40,7 +40,7 @@ enum DemoCommand {
 
         let trust = try AppleConnection.trust(configuration, extraAnchors: [], extraIntermediates: [])
         let ledger = PurchaseLedger(database: try PurchaseDatabase.open(path), configuration: configuration,
-                                    verifier: ReceiptVerifier(trust: trust, expectedBundleIds: Set(configuration.bundleIds)))
+                                    verifier: ReceiptVerifier(trust: trust, configuration: configuration))
         var imported = 0
         for event in events {
             switch event {

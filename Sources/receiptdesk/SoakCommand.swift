@@ -62,7 +62,7 @@ enum SoakCommand {
         let pool = try SoakPool.mint(folder: folder, configuration: configuration, count: 120)
         let open = { () throws -> PurchaseLedger in
             PurchaseLedger(database: try PurchaseDatabase.open(location, create: false), configuration: configuration,
-                           verifier: ReceiptVerifier(trust: trust, expectedBundleIds: Set(configuration.bundleIds)))
+                           verifier: ReceiptVerifier(trust: trust, configuration: configuration))
         }
         let connection = try AppleConnection.open(configuration, baseTrust: trust)
         defer { connection.close() }

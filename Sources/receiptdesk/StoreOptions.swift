@@ -31,7 +31,7 @@ struct StoreOptions {
     /// The ledger over the database, with a verifier that expects the configured bundle ids.
     func openLedger() throws -> PurchaseLedger {
         let database = try PurchaseDatabase.open(databasePath)
-        let verifier = ReceiptVerifier(trust: trust, expectedBundleIds: Set(configuration.bundleIds))
+        let verifier = ReceiptVerifier(trust: trust, configuration: configuration)
         return PurchaseLedger(database: database, configuration: configuration, verifier: verifier)
     }
 

@@ -79,6 +79,7 @@ final class BackendLedgerFixture {
     let authority: TestCertificateAuthority
     let configuration: StoreConfiguration
     let clock: Clock
+    let trust: TrustStore
     let ledger: PurchaseLedger
 
     var backend: TestBackend { scratch.backend }
@@ -87,24 +88,27 @@ final class BackendLedgerFixture {
         set { clock.now = newValue }
     }
 
-    init(_ backend: TestBackend, configuration: StoreConfiguration = LedgerFixture.configuration, now: String = "2025-06-01T12:00:00Z") throws {
+    /// `trust` defaults to the test authority's; Apple's own (`TrustStore.apple()`) for real artefacts.
+    init(_ backend: TestBackend, configuration: StoreConfiguration = LedgerFixture.configuration, now: String = "2025-06-01T12:00:00Z",
+         trust: TrustStore? = nil) throws {
         scratch = try ScratchDatabase(backend)
         database = try scratch.open()
         authority = try TestCertificateAuthority.shared()
         self.configuration = configuration
         clock = Clock(RFC3339.parse(now) ?? Date())
-        ledger = BackendLedgerFixture.ledger(database, configuration, authority, clock)
+        self.trust = trust ?? authority.trustStore()
+        ledger = BackendLedgerFixture.ledger(database, configuration, self.trust, clock)
     }
 
     /// A ledger over `database` (another connection, say) with this fixture's clock and trust.
     func makeLedger(_ database: SQLDatabase) -> PurchaseLedger {
-        BackendLedgerFixture.ledger(database, configuration, authority, clock)
+        BackendLedgerFixture.ledger(database, configuration, trust, clock)
     }
 
-    private static func ledger(_ database: SQLDatabase, _ configuration: StoreConfiguration, _ authority: TestCertificateAuthority,
+    private static func ledger(_ database: SQLDatabase, _ configuration: StoreConfiguration, _ trust: TrustStore,
                                _ clock: Clock) -> PurchaseLedger {
         PurchaseLedger(database: database, configuration: configuration,
-                       verifier: ReceiptVerifier(trust: authority.trustStore(), expectedBundleIds: Set(configuration.bundleIds)),
+                       verifier: ReceiptVerifier(trust: trust, configuration: configuration),
                        clock: { clock.now })
     }
 

@@ -28,7 +28,7 @@ import Testing
         let receipt = try LegacyReceipt(base64: try LegacyFixture.text("legacy-ios6-sandbox.b64"))
         #expect(receipt.envelope.map(\.key) == ["signature", "purchase-info", "environment", "pod", "signing-status"])
         #expect(receipt.environmentRaw == "Sandbox")
-        #expect(receipt.environment == EnvironmentReading(.sandbox, source: .legacyEnvironmentKey, rawValue: "Sandbox"))
+        #expect(receipt.environment.environment == .sandbox && receipt.environment.source == .legacyPurchaseInfo && receipt.environment.claim?.rawValue == "Sandbox")
         #expect(receipt.pod == "100")
         #expect(receipt.signingStatus == "0")
         #expect(receipt.purchaseInfo.map(\.key) == Self.sandboxPurchaseInfo.map(\.0))
@@ -136,15 +136,20 @@ import Testing
         let receipt = try LegacyReceipt(base64: try LegacyFixture.text("legacy-synthetic-minimal.b64"))
         #expect(receipt.transactionId == "33993399")
         #expect(receipt.signature == nil)
-        #expect(receipt.environment.environment == .production)
-        #expect(receipt.environment.source == .legacyEnvironmentKey)
+        // No app-item-id and no environment key: the envelope claims production, purchase-info
+        // (here not even signed) says sandbox, and the reading takes the safe side.
+        #expect(receipt.environment.environment == .sandbox)
+        #expect(receipt.environment.source == .legacyPurchaseInfo)
+        #expect(!receipt.environment.isSigned)
+        #expect(receipt.environment.isMismatch)
         let verdict = receipt.verify(trust: try .apple())
         #expect(verdict.status == .unsigned)
         #expect(verdict.reason == "legacy receipt carries no signature")
         let tree = receipt.tree(now: Date(timeIntervalSince1970: 0))
         #expect(tree.first(labelled: "signature")?.value == "absent")
-        #expect(tree.first(labelled: "environment")?.value == "absent (Production)")
-        #expect(tree.allWarnings.map(\.kind) == [.signature])
+        #expect(tree.first(labelled: "environment")?.value
+                == "absent (claims Production) · unsigned claim; purchase-info (unsigned here): app-item-id absent → Sandbox")
+        #expect(tree.allWarnings.map(\.kind) == [.signature, .environmentMismatch, .sandbox])
     }
 
     // MARK: hand-made variants
@@ -187,7 +192,7 @@ import Testing
 
     @Test func treeWarnsAboutExpiryAndCancellation() throws {
         let receipt = try LegacyFixture.receipt(info: [
-            ("transaction-id", "1"), ("expires-date", "1343406620000"), ("cancellation-date-ms", "1343406000000"),
+            ("transaction-id", "1"), ("app-item-id", "42"), ("expires-date", "1343406620000"), ("cancellation-date-ms", "1343406000000"),
         ], extra: [("environment", "Production")])
         let tree = receipt.tree(now: Date(timeIntervalSince1970: 1_400_000_000))
         #expect(tree.first(labelled: "expires-date")?.warnings.map(\.kind) == [.expired])

@@ -8,7 +8,7 @@ struct DecodeCommandTests {
     @Test func validReceiptExitsZeroWithTreeAndVerdict() throws {
         let output = try CLIRunner.run(["decode", CLIRunner.sample("unified-sandbox-sha256-g5.b64")])
         #expect(output.status == 0, "\(output.stderr)")
-        #expect(output.stdout.contains("environment:  SANDBOX (receipt type (field 0): ProductionSandbox)"))
+        #expect(output.stdout.contains("environment:  SANDBOX (receipt type (field 0): ProductionSandbox, signed)"))
         #expect(output.stdout.contains("verdict:      VALID"))
         #expect(output.stdout.contains("chain:        Mac App Store and iTunes Store Receipt Signing ← Apple Worldwide Developer Relations Certification Authority ← Apple Root CA"))
         #expect(output.stdout.contains("bundle_id (2): \"dev.bonzer.weeka.app\""))
@@ -92,6 +92,6 @@ struct DecodeCommandTests {
     @Test func samplesCommandDecodesEverySample() throws {
         let output = try CLIRunner.run(["samples"])
         #expect(output.status == 0)
-        #expect(output.stdout.contains("17 samples: 5 invalid, 3 unsigned, 5 unverifiable, 4 valid"), "\(output.stdout.suffix(200))")
+        #expect(output.stdout.contains("21 samples: 5 invalid, 3 unsigned, 5 unverifiable, 8 valid"), "\(output.stdout.suffix(200))")
     }
 }

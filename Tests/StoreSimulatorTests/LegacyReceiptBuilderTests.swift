@@ -5,7 +5,7 @@ import Testing
 
 @Suite("Legacy receipt builder")
 struct LegacyReceiptBuilderTests {
-    /// The values of the real iOS 6 sandbox receipt in ../shared/fixtures/apple/receipts/legacy-ios6-sandbox.b64.
+    /// The values of the real iOS 6 sandbox receipt in Assets/Samples/legacy-ios6-sandbox.b64.
     static func fixtureInfo() -> LegacyPurchaseInfo {
         LegacyPurchaseInfo(transactionId: "1000000046178817", productId: "com.mindmobapp.download",
                            bundleId: "com.mindmobapp.MindMob", bundleVersion: "20120427", itemId: "521129812",
@@ -23,11 +23,11 @@ struct LegacyReceiptBuilderTests {
         return nil
     }
 
-    static func fixture(_ name: String) -> String? {
+    /// A public Apple artefact kept in the repository (Assets/Samples, origins in its README).
+    static func fixture(_ name: String) throws -> String {
         let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("shared/fixtures/apple/receipts/\(name)")
-        return try? String(contentsOf: url, encoding: .utf8)  // nil: fixtures not checked out, the test skips
+            .deletingLastPathComponent().appendingPathComponent("Assets/Samples/\(name)")
+        return try String(contentsOf: url, encoding: .utf8)
     }
 
     @Test("the envelope has Apple's keys, order and layout")
@@ -60,10 +60,9 @@ struct LegacyReceiptBuilderTests {
         #expect(Self.value(of: "purchase-date-ms", in: text) == "1335798355868")
     }
 
-    @Test("the purchase info matches the real receipt's byte for byte",
-          .enabled(if: fixture("legacy-ios6-sandbox.b64") != nil, "needs ../shared/fixtures/apple"))
+    @Test("the purchase info matches the real receipt's byte for byte")
     func realPurchaseInfo() throws {
-        let fixture = try #require(Self.fixture("legacy-ios6-sandbox.b64"))
+        let fixture = try Self.fixture("legacy-ios6-sandbox.b64")
         let envelope = try #require(Data(base64Encoded: fixture.filter { !$0.isWhitespace }))
         let info = try #require(Self.value(of: "purchase-info", in: String(decoding: envelope, as: UTF8.self)))
         let apple = try #require(Data(base64Encoded: info))
@@ -97,6 +96,51 @@ struct LegacyReceiptBuilderTests {
                                          at: Self.fixtureInfo().purchaseDate.addingTimeInterval(10 * 365 * 86_400),
                                          policy: .legacyITunes, store: ca.trustStore())
         #expect(throws: Never.self) { try chain.get() }
+    }
+
+    @Test("a version-3 blob is version ‖ 256-byte RSA-2048 signature ‖ length ‖ receipt-signing leaf, and verifies through the WWDR-like CA only")
+    func versionThree() throws {
+        let ca = try TestCertificateAuthority.shared()
+        var info = Self.fixtureInfo()
+        info.purchaseDate = Date(timeIntervalSince1970: 1_700_000_000)  // inside the shared authority's validity
+        var builder = LegacyReceiptBuilder(purchaseInfo: info)
+        builder.blobVersion = 3
+        let built = try builder.build(signedBy: ca)
+        let blob = try #require(built.signatureBlob)
+        #expect(blob[0] == 3)
+        let length = blob[257..<261].reduce(0) { $0 << 8 | Int($1) }
+        #expect(Array(blob[261...]) == ca.receiptLeaf.der && length == ca.receiptLeaf.der.count)
+        #expect(try ca.receiptLeaf.publicKey().verify(signature: Array(blob[1..<257]), message: [3] + built.purchaseInfo, digest: .sha1))
+
+        let receipt = try LegacyReceipt(base64: built.base64)
+        #expect(receipt.signature?.version == 3 && receipt.signature?.signature.count == 256)
+        let verdict = receipt.verify(trust: ca.trustStore())
+        #expect(verdict.status == .valid, "\(verdict.reason)")
+        #expect(verdict.chain == [ca.receiptLeaf.commonName, ca.wwdrIntermediate.commonName, ca.root.commonName])
+        // The iTunes-Store-like CA alone cannot vouch for it, nor can a version-2 signer pass as version 3.
+        let iTunesOnly = TrustStore(anchors: [], legacyIntermediates: [], storeKitTesting: nil)
+            .adding(anchors: [ca.root], legacyIntermediates: [ca.iTunesIntermediate])
+        #expect(receipt.verify(trust: iTunesOnly).status == .invalid)
+        builder.blobVersion = 2
+        let v2 = try LegacyReceipt(base64: try builder.build(signedBy: ca).base64)
+        #expect(v2.verify(trust: ca.trustStore()).status == .valid)
+        #expect(v2.verify(trust: ca.trustStore()).chain[1] == ca.iTunesIntermediate.commonName)
+    }
+
+    @Test("the simulator mints legacy receipts of both versions; production ones name the app in purchase-info",
+          arguments: [UInt8(2), UInt8(3)], [SimulatorEnvironment.production, .sandbox])
+    func minted(_ version: UInt8, _ environment: SimulatorEnvironment) throws {
+        let ca = try TestCertificateAuthority.shared()
+        let state = SimulatorState(authority: ca, bundleId: "com.example.app", appAppleId: 1_234_567_890)
+        let minted = try state.mintLegacyReceipt(environment: environment, purchase: SimulatedPurchase(
+            productId: "com.example.pro.lifetime", type: .nonConsumable, purchaseDate: Date(timeIntervalSince1970: 1_700_000_000)),
+            blobVersion: version)
+        let receipt = try LegacyReceipt(base64: minted.base64)
+        #expect(receipt.signature?.version == version)
+        #expect(receipt.verify(trust: ca.trustStore()).status == .valid)
+        #expect(receipt.environment.environment == (environment == .production ? .production : .sandbox))
+        #expect(!receipt.environment.isMismatch)
+        #expect(receipt.appItemId == (environment == .production ? "1234567890" : nil))
     }
 
     @Test("the signature can be omitted or corrupted")

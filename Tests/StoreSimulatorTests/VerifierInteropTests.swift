@@ -100,6 +100,10 @@ struct VerifierInteropTests {
 
         builder.signature = .signed
         builder.environment = nil
+        // Dropping the envelope's key does not make a sandbox purchase production: purchase-info has no app-item-id.
+        #expect(try LegacyReceipt(base64: try builder.build(signedBy: ca).base64).environment.environment == .sandbox)
+        builder.purchaseInfo.appItemId = "1234567890"
+        builder.purchaseInfo.versionExternalIdentifier = "834512"
         #expect(try LegacyReceipt(base64: try builder.build(signedBy: ca).base64).environment.environment == .production)
     }
 

@@ -31,7 +31,14 @@ enum ReceiptDetailView {
         }
         lines.append(DetailLine(environmentLine))
         if let reading = r.environment {
-            lines.append(DetailLine([Span("   from \(reading.source.rawValue)" + (reading.rawValue.map { ": \($0)" } ?? ""), .muted)]))
+            lines.append(DetailLine([Span("   from \(reading.source.rawValue)" + (reading.rawValue.map { ": \($0)" } ?? "")
+                                          + " · \(reading.signedWord)", .muted)]))
+            if let claim = reading.claim {
+                let said = "\(claim.source.rawValue): \(claim.rawValue ?? "absent") (claims \(claim.environment.rawValue), unsigned)"
+                lines.append(DetailLine(claim.disagrees
+                    ? [Span("   "), ConsoleFormat.mismatch, Span(" \(said); treated as sandbox", CellStyle(.danger))]
+                    : [Span("   \(said)", .muted)]))
+            }
         }
 
         // The verdict and the chain it saw.

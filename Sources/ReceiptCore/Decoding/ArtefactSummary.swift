@@ -58,7 +58,7 @@ extension DecodedArtefact {
             s.appVersion = a.applicationVersion
             s.originalAppVersion = a.originalApplicationVersion
             s.originalPurchaseDate = a.originalPurchaseDate
-            s.creationDate = a.signedDate
+            s.creationDate = a.validationDate
             return s
         case .notification(let n):
             var s = ArtefactSummary(format: .notification, environment: n.environment)

@@ -8,8 +8,7 @@ public enum DecodeReport {
         var members: [(String, JSONValue)] = [
             ("format", .string(s.format.rawValue)),
             ("environment", .string(s.environment.environment.rawValue)),
-            ("environmentEvidence", .object([("source", .string(s.environment.source.rawValue)),
-                                             ("value", .string(s.environment.rawValue))])),
+            ("environmentEvidence", environmentJSON(s.environment)),
             ("verdict", verdictJSON(verdict)),
             ("bundleId", .string(s.bundleId)),
             ("appVersion", .string(s.appVersion)),
@@ -24,6 +23,21 @@ public enum DecodeReport {
         ]
         if includeTree { members.append(("tree", treeJSON(artefact.tree(now: now)))) }
         return .object(members)
+    }
+
+    /// `{"source": …, "value": …, "signed": true, "claim": {"source", "value", "environment",
+    /// "signed": false} or null, "mismatch": false}`.
+    public static func environmentJSON(_ e: EnvironmentReading) -> JSONValue {
+        .object([
+            ("source", .string(e.source.rawValue)),
+            ("value", .string(e.rawValue)),
+            ("signed", .bool(e.isSigned)),
+            ("claim", e.claim.map { c in
+                .object([("source", .string(c.source.rawValue)), ("value", .string(c.rawValue)),
+                         ("environment", .string(c.environment.rawValue)), ("signed", .bool(false))])
+            } ?? .null),
+            ("mismatch", .bool(e.isMismatch)),
+        ])
     }
 
     public static func verdictJSON(_ v: Verdict) -> JSONValue {

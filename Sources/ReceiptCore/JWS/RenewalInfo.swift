@@ -38,7 +38,7 @@ public struct RenewalInfo: Sendable {
         gracePeriodExpiresDate = try payload.millisecondsDate("gracePeriodExpiresDate")
         renewalDate = try payload.millisecondsDate("renewalDate")
         recentSubscriptionStartDate = try payload.millisecondsDate("recentSubscriptionStartDate")
-        environment = .named(try payload.string("environment"), source: .jwsEnvironment)
+        environment = .named(try payload.string("environment"), source: .jwsEnvironment, isSigned: jws != nil)
         signedDate = try payload.millisecondsDate("signedDate")
     }
 }
@@ -56,8 +56,14 @@ public struct AppTransaction: Sendable {
     public let originalApplicationVersion: String?
     public let originalPurchaseDate: Date?
     public let receiptCreationDate: Date?
+    /// `appAppleId`: the app's Apple id (0 or absent outside production).
+    public let appAppleId: Int64?
     public let environment: EnvironmentReading
     public let signedDate: Date?
+
+    /// The instant the chain is validated at and the artefact was made: `signedDate`, else (as
+    /// Apple's verifier does) `receiptCreationDate`.
+    public var validationDate: Date? { signedDate ?? receiptCreationDate }
 
     public init(compactJWS: String) throws {
         let jws = try CompactJWS(compact: compactJWS, what: "JWS app transaction")
@@ -72,8 +78,9 @@ public struct AppTransaction: Sendable {
         originalApplicationVersion = try payload.string("originalApplicationVersion")
         originalPurchaseDate = try payload.millisecondsDate("originalPurchaseDate")
         receiptCreationDate = try payload.millisecondsDate("receiptCreationDate")
+        appAppleId = try payload.int("appAppleId")
         let raw = try payload.string("receiptType") ?? payload.string("environment")
-        environment = .named(raw, source: .jwsEnvironment)
+        environment = .named(raw, source: .jwsEnvironment, isSigned: jws != nil)
         signedDate = try payload.millisecondsDate("signedDate")
     }
 }

@@ -25,6 +25,10 @@ public struct ServerNotification: Sendable {
     public let transaction: SignedTransaction?
     /// `data.signedRenewalInfo`, decoded.
     public let renewalInfo: RenewalInfo?
+    /// The nested keys (`data.signedTransactionInfo`, `data.signedRenewalInfo`) present with a
+    /// value that is not a compact JWS: nothing vouches for them, so a signed notification
+    /// carrying one is invalid.
+    public let nestedNotJWS: [String]
 
     public init(compactJWS: String) throws {
         let jws = try CompactJWS(compact: compactJWS, what: "notification")
@@ -47,17 +51,30 @@ public struct ServerNotification: Sendable {
         bundleId = try data?.string("bundleId")
         bundleVersion = try data?.string("bundleVersion")
         status = try data?.int("status")
-        environment = .named(try data?.string("environment"), source: .jwsEnvironment)
-        // A nested value that is not compact JWS (as in Apple's unsigned samples) is left undecoded.
-        if let nested = try data?.string("signedTransactionInfo"), CompactJWS.looksLikeJWS(Substring(nested)) {
-            transaction = try SignedTransaction(compactJWS: nested)
+        environment = .named(try data?.string("environment"), source: .jwsEnvironment, isSigned: jws != nil)
+        // A nested value that is not compact JWS (as in Apple's unsigned samples) is left
+        // undecoded and named, so that the verdict on a signed notification can refuse it.
+        var notJWS: [String] = []
+        if let nested = try data?.string("signedTransactionInfo") {
+            if CompactJWS.looksLikeJWS(Substring(nested)) {
+                transaction = try SignedTransaction(compactJWS: nested)
+            } else {
+                transaction = nil
+                notJWS.append("data.signedTransactionInfo")
+            }
         } else {
             transaction = nil
         }
-        if let nested = try data?.string("signedRenewalInfo"), CompactJWS.looksLikeJWS(Substring(nested)) {
-            renewalInfo = try RenewalInfo(compactJWS: nested)
+        if let nested = try data?.string("signedRenewalInfo") {
+            if CompactJWS.looksLikeJWS(Substring(nested)) {
+                renewalInfo = try RenewalInfo(compactJWS: nested)
+            } else {
+                renewalInfo = nil
+                notJWS.append("data.signedRenewalInfo")
+            }
         } else {
             renewalInfo = nil
         }
+        nestedNotJWS = notJWS
     }
 }

@@ -52,7 +52,7 @@ public struct SignedTransaction: Sendable {
         p.promotionalOfferId = offerType == 2 ? try payload.string("offerIdentifier") : nil
         purchase = p
         bundleId = try payload.string("bundleId")
-        environment = .named(try payload.string("environment"), source: .jwsEnvironment)
+        environment = .named(try payload.string("environment"), source: .jwsEnvironment, isSigned: jws != nil)
         signedDate = try payload.millisecondsDate("signedDate")
         transactionReason = try payload.string("transactionReason")
         storefront = try payload.string("storefront")

@@ -47,7 +47,8 @@ public struct LegacyReceipt: Sendable {
     public private(set) var bundleVersion: String?
     /// `item-id`: the product's App Store item id.
     public private(set) var itemId: String?
-    /// `app-item-id`: the app's App Store id (absent in sandbox).
+    /// `app-item-id`: the app's App Store id (absent or 0 in the sandbox; signed evidence of the
+    /// environment).
     public private(set) var appItemId: String?
     /// `version-external-identifier`: the app version's App Store id.
     public private(set) var versionExternalIdentifier: String?
@@ -160,12 +161,20 @@ public struct LegacyReceipt: Sendable {
         cancellationDate = cancellationMs ?? cancellationPlain
     }
 
-    /// Where the receipt says it comes from: the `environment` key, whose absence means production.
+    /// Where the purchase happened, from what the signature covers: App Store purchases carry a
+    /// non-zero `app-item-id` (and `version-external-identifier`) in purchase-info; sandbox
+    /// purchases carry none, or 0. The envelope's `environment` key sits outside the signed part
+    /// and is kept as a claim beside that evidence; when the two disagree the reading is a
+    /// mismatch and the environment is sandbox, so an edited envelope never makes a sandbox
+    /// purchase count as paid.
     public var environment: EnvironmentReading {
-        guard let environmentRaw else {
-            return EnvironmentReading(.production, source: .legacyEnvironmentKey, rawValue: nil)
-        }
-        return .named(environmentRaw, source: .legacyEnvironmentKey)
+        let signed = LegacyEnvironmentEvidence(appItemId: appItemId, versionExternalIdentifier: versionExternalIdentifier)
+        let claimed: Environment = environmentRaw.map { Environment.named($0) } ?? .production
+        let disagrees = claimed != signed.environment
+        let claim = EnvironmentClaim(environment: claimed, source: .legacyEnvironmentKey, rawValue: environmentRaw,
+                                     disagrees: disagrees)
+        return EnvironmentReading(disagrees ? .sandbox : signed.environment, source: .legacyPurchaseInfo,
+                                  rawValue: signed.description, isSigned: signature != nil, claim: claim)
     }
 
     /// The purchase-info value for `key` as written, if present.
@@ -289,5 +298,32 @@ private struct LegacyFields {
             return RFC3339.parse(String(stamp) + "Z")
         }
         return nil
+    }
+}
+
+/// The signed evidence of a legacy purchase's environment: App Store purchases name the app
+/// (`app-item-id`) and its version (`version-external-identifier`) with non-zero ids; Apple
+/// documents both as 0 in the sandbox, where they are usually absent.
+struct LegacyEnvironmentEvidence {
+    let appItemId: String?
+    let versionExternalIdentifier: String?
+
+    private static func isNonZero(_ id: String?) -> Bool {
+        guard let id, !id.isEmpty, id.utf8.allSatisfy({ (48...57).contains($0) }) else { return false }
+        return id.utf8.contains { $0 != UInt8(ascii: "0") }
+    }
+
+    /// Production when `app-item-id` is a non-zero id and `version-external-identifier`, if
+    /// written, is one too; sandbox otherwise.
+    var environment: Environment {
+        let versionOK = versionExternalIdentifier == nil || Self.isNonZero(versionExternalIdentifier)
+        return Self.isNonZero(appItemId) && versionOK ? .production : .sandbox
+    }
+
+    /// "app-item-id 521129812, version-external-identifier 3"; "app-item-id absent".
+    var description: String {
+        var text = "app-item-id " + (appItemId ?? "absent")
+        if let versionExternalIdentifier { text += ", version-external-identifier \(versionExternalIdentifier)" }
+        return text
     }
 }

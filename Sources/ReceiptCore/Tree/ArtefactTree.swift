@@ -1,8 +1,20 @@
 import Foundation
 
 extension DecodedArtefact {
-    /// The tree the CLI and the console show for this artefact. `now` decides "expired".
+    /// The tree the CLI and the console show for this artefact. `now` decides "expired". Every
+    /// format but the legacy receipt (whose `environment` node says it in place) starts with an
+    /// `environment evidence` node: the field that told the environment, and whether it is signed.
     public func tree(now: Date) -> TreeNode {
+        var root = formatTree(now: now)
+        if case .legacy = self { return root }
+        let reading = summary.environment
+        let value = "\(reading.environment.rawValue) · from \(reading.source.rawValue)"
+            + (reading.rawValue.map { " = \($0)" } ?? "") + " · \(reading.signedWord)"
+        root.children.insert(TreeNode("environment evidence", value: value), at: 0)
+        return root
+    }
+
+    private func formatTree(now: Date) -> TreeNode {
         switch self {
         case .unified(let receipt): return receipt.tree(now: now)
         case .legacy(let receipt): return receipt.tree(now: now)

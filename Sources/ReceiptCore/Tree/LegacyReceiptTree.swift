@@ -37,11 +37,23 @@ extension LegacyReceipt {
         return "version \(blob.version), \(blob.signature.count)-byte signature, leaf \(leaf)"
     }
 
+    /// The envelope's `environment` key: an unsigned claim, shown beside what the signed
+    /// purchase-info says, with MISMATCH when the two disagree.
     private var environmentNode: TreeNode {
         let reading = environment
-        let value = environmentRaw ?? "absent (\(reading.environment.rawValue))"
-        let warnings = reading.environment == .sandbox
-            ? [TreeWarning(.sandbox, "sandbox purchase: a test, no money was charged")] : []
+        let claimed = reading.claim?.environment ?? .production
+        let evidence = LegacyEnvironmentEvidence(appItemId: appItemId, versionExternalIdentifier: versionExternalIdentifier)
+        let signedWord = signature == nil ? "purchase-info (unsigned here)" : "signed purchase-info"
+        let value = (environmentRaw ?? "absent (claims Production)")
+            + " · unsigned claim; \(signedWord): \(evidence.description) → \(evidence.environment.rawValue)"
+        var warnings: [TreeWarning] = []
+        if reading.isMismatch {
+            warnings.append(TreeWarning(.environmentMismatch,
+                "MISMATCH: the unsigned envelope claims \(claimed.rawValue), the signed purchase-info says otherwise; treated as sandbox"))
+        }
+        if reading.environment == .sandbox {
+            warnings.append(TreeWarning(.sandbox, "sandbox purchase: a test, no money was charged"))
+        }
         return TreeNode("environment", value: value, warnings: warnings)
     }
 

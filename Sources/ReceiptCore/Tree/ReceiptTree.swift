@@ -35,7 +35,7 @@ public struct TreeNode: Sendable, Equatable {
 public struct TreeWarning: Sendable, Equatable {
     public enum Kind: String, Sendable {
         case sandbox, xcode, expired, cancelled, revoked, unknownAttribute, emptyPurchaseList,
-             sandboxVersionConstant, signature, familyShared
+             sandboxVersionConstant, signature, familyShared, environmentMismatch
     }
 
     public let kind: Kind

@@ -4,10 +4,13 @@
 public struct ChainPolicy: Sendable, Hashable {
     /// A name for messages ("App Store receipt").
     public let name: String
-    /// The extension the intermediate must carry.
-    public let intermediateMarker: OID
-    /// The extension the leaf must carry.
-    public let leafMarker: OID
+    /// The extension the intermediate must carry (nil: Apple's shape is not required).
+    public let intermediateMarker: OID?
+    /// The extension the leaf must carry (nil: Apple's shape is not required).
+    public let leafMarker: OID?
+
+    /// Whether the chain must have Apple's shape: three certificates and both markers.
+    public var requiresAppleShape: Bool { intermediateMarker != nil && leafMarker != nil }
 
     /// Unified (iOS 7+) receipts and StoreKit 2 JWS: WWDR intermediate, receipt-signing leaf.
     public static let appStore = ChainPolicy(name: "App Store", intermediateMarker: .appleWWDRIntermediate,
@@ -15,4 +18,11 @@ public struct ChainPolicy: Sendable, Hashable {
     /// Legacy iOS 6 receipts: Apple iTunes Store CA intermediate, purchase-receipt leaf.
     public static let legacyITunes = ChainPolicy(name: "iTunes Store", intermediateMarker: .appleITunesStoreIntermediate,
                                                  leafMarker: .appleLegacyReceiptSigner)
+}
+
+extension ChainPolicy {
+    /// Xcode's local StoreKit testing: a self-signed certificate (or a short chain) that an
+    /// operator chose to trust with `--trust-anchor`. No Apple shape is asked for, and only the
+    /// extra anchors are tried: Apple's roots never vouch for Xcode.
+    public static let localTesting = ChainPolicy(name: "local StoreKit testing", intermediateMarker: nil, leafMarker: nil)
 }

@@ -24,17 +24,41 @@ public struct ChainFailure: Error, Sendable {
 public enum ChainVerifier {
     /// Verifies `leaf` through `intermediates` to an anchor of `store` at `time` under `policy`.
     /// The certificates are given as DER bytes so that a cache hit never parses them.
+    ///
+    /// When the store holds extra anchors and the path through all anchors fails, the path is
+    /// tried again through the extra anchors alone: OpenSSL picks an issuer by its name, so an
+    /// extra anchor named like an Apple root would otherwise never be tried. The failure then
+    /// names both attempts. `.localTesting` tries the extra anchors only.
     public static func verify(leaf: ArraySlice<UInt8>, intermediates: [ArraySlice<UInt8>], at time: Date,
                               policy: ChainPolicy, store: TrustStore) -> Result<VerifiedChain, ChainFailure> {
+        let extras = store.extraAnchors
+        let onlyExtras = !policy.requiresAppleShape
         let key = cacheKey(leaf: leaf, intermediates: intermediates, policy: policy)
         if let hit = store.cache.lookup(key, at: time) { return .success(hit) }
-        let result = verifyUncached(leaf: leaf, intermediates: intermediates, at: time, policy: policy, store: store)
+        if onlyExtras && extras.isEmpty {
+            return .failure(ChainFailure(reason: "no extra trust anchor was given (--trust-anchor) to check a \(policy.name) signature with", names: []))
+        }
+        var result = verifyUncached(leaf: leaf, intermediates: intermediates, at: time, policy: policy, store: store,
+                                    anchors: onlyExtras ? extras : store.anchors)
+        if case .failure(let first) = result, !onlyExtras, !extras.isEmpty {
+            let retry = verifyUncached(leaf: leaf, intermediates: intermediates, at: time, policy: policy, store: store, anchors: extras)
+            switch retry {
+            case .success: result = retry
+            case .failure(let second):
+                let names = extras.map { "\"\($0.certificate.commonName)\"" }.joined(separator: ", ")
+                result = .failure(ChainFailure(reason: "\(first.reason); through the extra anchor \(names) alone: \(second.reason)",
+                                               names: first.names))
+            }
+        } else if case .failure(let failure) = result, onlyExtras {
+            let names = extras.map { "\"\($0.certificate.commonName)\"" }.joined(separator: ", ")
+            result = .failure(ChainFailure(reason: "\(failure.reason) (tried the extra anchor \(names))", names: failure.names))
+        }
         if case .success(let chain) = result { store.cache.store(key, chain) }
         return result
     }
 
     private static func cacheKey(leaf: ArraySlice<UInt8>, intermediates: [ArraySlice<UInt8>], policy: ChainPolicy) -> [UInt8] {
-        var material = Array(policy.leafMarker.encoded) + policy.intermediateMarker.encoded
+        var material = Array(policy.name.utf8) + [0] + (policy.leafMarker?.encoded ?? []) + (policy.intermediateMarker?.encoded ?? [])
         material.reserveCapacity(material.count + leaf.count + intermediates.reduce(0) { $0 + $1.count + 4 })
         for part in [leaf] + intermediates {
             let count = UInt32(part.count)
@@ -45,7 +69,8 @@ public enum ChainVerifier {
     }
 
     private static func verifyUncached(leaf leafDER: ArraySlice<UInt8>, intermediates: [ArraySlice<UInt8>], at time: Date,
-                                       policy: ChainPolicy, store: TrustStore) -> Result<VerifiedChain, ChainFailure> {
+                                       policy: ChainPolicy, store: TrustStore,
+                                       anchors: [TrustStore.Anchor]) -> Result<VerifiedChain, ChainFailure> {
         let leaf: Certificate
         let others: [Certificate]
         do {
@@ -59,7 +84,7 @@ public enum ChainVerifier {
             return .failure(ChainFailure(reason: "OpenSSL could not create a certificate store", names: seen.map(\.commonName)))
         }
         defer { X509_STORE_free(x509Store) }
-        for anchor in store.anchors { X509_STORE_add_cert(x509Store, anchor.certificate.x509) }
+        for anchor in anchors { X509_STORE_add_cert(x509Store, anchor.certificate.x509) }
         guard let untrusted = rd_sk_x509_new() else {
             return .failure(ChainFailure(reason: "OpenSSL could not allocate", names: seen.map(\.commonName)))
         }
@@ -92,23 +117,25 @@ public enum ChainVerifier {
                 guard length > 0, let out else { continue }
                 let der = Array(UnsafeBufferPointer(start: out, count: Int(length)))
                 rd_openssl_free(out)
-                if let known = (others + store.anchors.map(\.certificate)).first(where: { $0.der == der }) {
+                if let known = (others + anchors.map(\.certificate)).first(where: { $0.der == der }) {
                     built.append(known)
                 }
             }
         }
         let names = built.map(\.commonName)
-        guard built.count == 3 else {
-            return .failure(ChainFailure(reason: "\(policy.name) policy: chain has \(built.count) certificates, Apple's has 3", names: names))
+        if let intermediateMarker = policy.intermediateMarker, let leafMarker = policy.leafMarker {
+            guard built.count == 3 else {
+                return .failure(ChainFailure(reason: "\(policy.name) policy: chain has \(built.count) certificates, Apple's has 3", names: names))
+            }
+            guard built[1].hasExtension(intermediateMarker) else {
+                return .failure(ChainFailure(reason: "\(policy.name) policy: intermediate \(built[1].commonName) lacks Apple's extension \(intermediateMarker)", names: names))
+            }
+            guard leaf.hasExtension(leafMarker) else {
+                return .failure(ChainFailure(reason: "\(policy.name) policy: leaf \(leaf.commonName) lacks Apple's extension \(leafMarker)", names: names))
+            }
         }
-        guard built[1].hasExtension(policy.intermediateMarker) else {
-            return .failure(ChainFailure(reason: "\(policy.name) policy: intermediate \(built[1].commonName) lacks Apple's extension \(policy.intermediateMarker)", names: names))
-        }
-        guard leaf.hasExtension(policy.leafMarker) else {
-            return .failure(ChainFailure(reason: "\(policy.name) policy: leaf \(leaf.commonName) lacks Apple's extension \(policy.leafMarker)", names: names))
-        }
-        guard let anchor = store.anchor(matching: built[2].der) else {
-            return .failure(ChainFailure(reason: "chain ends in \(built[2].commonName), which is not a trust anchor", names: names))
+        guard let root = built.last, let anchor = anchors.first(where: { $0.certificate.der == root.der }) else {
+            return .failure(ChainFailure(reason: "chain ends in \(built.last?.commonName ?? "nothing"), which is not a trust anchor", names: names))
         }
         do {
             return .success(VerifiedChain(certificates: built, leafKey: try leaf.publicKey(), anchor: anchor))

@@ -18,7 +18,9 @@ public final class TrustStore: Sendable {
 
     /// Roots a chain may end in.
     public let anchors: [Anchor]
-    /// Intermediates legacy iOS 6 receipts chain through (Apple iTunes Store CA by default).
+    /// Intermediates legacy iOS 6 receipts chain through, since their signature blob carries the
+    /// leaf alone: by default the Apple iTunes Store CA (version 2 blobs) and Apple Worldwide
+    /// Developer Relations CA G1 (version 3 blobs).
     public let legacyIntermediates: [Certificate]
     /// Xcode's self-signed StoreKit Testing certificate: recognised, never trusted.
     public let storeKitTesting: Certificate?
@@ -32,7 +34,8 @@ public final class TrustStore: Sendable {
         self.storeKitTesting = storeKitTesting
     }
 
-    /// Apple Root CA, Apple Root CA - G3 and the Apple iTunes Store CA intermediate, as shipped.
+    /// Apple Root CA, Apple Root CA - G3, and the Apple iTunes Store CA and WWDR G1 intermediates
+    /// for legacy receipts, as shipped.
     public static func apple() throws -> TrustStore {
         func bundled(_ name: String) throws -> Certificate {
             guard let text = BundledCertificates.base64[name], let der = Data(base64Encoded: text) else {
@@ -43,7 +46,7 @@ public final class TrustStore: Sendable {
         return TrustStore(
             anchors: [Anchor(certificate: try bundled("AppleIncRootCertificate.cer"), isBundledApple: true),
                       Anchor(certificate: try bundled("AppleRootCA-G3.cer"), isBundledApple: true)],
-            legacyIntermediates: [try bundled("AppleiTunesStoreCA.cer")],
+            legacyIntermediates: [try bundled("AppleiTunesStoreCA.cer"), try bundled("AppleWWDRCA-G1.cer")],
             storeKitTesting: try bundled("StoreKitTestCertificate.cer"))
     }
 
@@ -58,8 +61,6 @@ public final class TrustStore: Sendable {
     /// (benchmarks measure the cold path with it).
     public func clearChainCache() { cache.removeAll() }
 
-    /// The anchor with this DER, if trusted.
-    func anchor(matching der: [UInt8]) -> Anchor? {
-        anchors.first { $0.certificate.der == der }
-    }
+    /// The anchors given explicitly, not shipped as Apple's.
+    public var extraAnchors: [Anchor] { anchors.filter { !$0.isBundledApple } }
 }

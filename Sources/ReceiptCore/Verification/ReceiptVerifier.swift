@@ -10,27 +10,48 @@ public struct ReceiptVerifier: Sendable {
     public var deviceIdentifier: UUID?
     /// Bundle ids the artefact must belong to; empty accepts any.
     public var expectedBundleIds: Set<String>
+    /// The app's Apple id: a Production artefact that names its app (a notification, an app
+    /// transaction, a unified receipt's field 1, a legacy receipt's `app-item-id`) must name this
+    /// one, as Apple's own verifier checks. nil checks nothing.
+    public var expectedAppAppleId: Int64?
 
-    public init(trust: TrustStore, deviceIdentifier: UUID? = nil, expectedBundleIds: Set<String> = []) {
+    public init(trust: TrustStore, deviceIdentifier: UUID? = nil, expectedBundleIds: Set<String> = [],
+                expectedAppAppleId: Int64? = nil) {
         self.trust = trust
         self.deviceIdentifier = deviceIdentifier
         self.expectedBundleIds = expectedBundleIds
+        self.expectedAppAppleId = expectedAppAppleId
+    }
+
+    /// A verifier expecting the configuration's bundle ids and app Apple id.
+    public init(trust: TrustStore, configuration: StoreConfiguration, deviceIdentifier: UUID? = nil) {
+        self.init(trust: trust, deviceIdentifier: deviceIdentifier, expectedBundleIds: Set(configuration.bundleIds),
+                  expectedAppAppleId: configuration.appAppleId)
     }
 
     /// The verdict on any artefact.
     public func verify(_ artefact: DecodedArtefact) -> Verdict {
         switch artefact {
-        case .unified(let receipt): return verify(receipt)
+        case .unified(let receipt):
+            let appId = receipt.appItemId.map { $0 == 0 ? nil : $0 } ?? nil
+            return checkAppAppleId(verify(receipt), appId, receipt.environment.environment, field: "field 1 (App Store id)")
         case .legacy(let receipt):
-            return checkBundle(receipt.verify(trust: trust), receipt.bundleId)
+            let verdict = checkBundle(receipt.verify(trust: trust), receipt.bundleId)
+            return checkAppAppleId(verdict, receipt.appItemId.flatMap { Int64($0) }, receipt.environment.environment,
+                                   field: "purchase-info `app-item-id`")
         case .transaction(let transaction):
             return verifyJWS(transaction.jws, environment: transaction.environment, signedDate: transaction.signedDate,
                              bundleId: transaction.bundleId, what: "transaction")
         case .renewalInfo(let info):
             return verifyJWS(info.jws, environment: info.environment, signedDate: info.signedDate, bundleId: nil, what: "renewal info")
         case .appTransaction(let app):
-            return verifyJWS(app.jws, environment: app.environment, signedDate: app.signedDate, bundleId: app.bundleId, what: "app transaction")
-        case .notification(let notification): return verify(notification)
+            // Apple validates an app transaction without signedDate at its receiptCreationDate.
+            let verdict = verifyJWS(app.jws, environment: app.environment, signedDate: app.validationDate,
+                                    bundleId: app.bundleId, what: "app transaction")
+            return checkAppAppleId(verdict, app.appAppleId, app.environment.environment, field: "`appAppleId`")
+        case .notification(let notification):
+            return checkAppAppleId(verify(notification), notification.appAppleId, notification.environment.environment,
+                                   field: "`data.appAppleId`")
         case .verifyReceiptResponse(let response):
             return Verdict(.unsigned, "Apple's verifyReceipt answer (status \(response.status): \(VerifyReceiptStatus.meaning(response.status))) carries no signature of its own; re-verify the receipt itself")
         }
@@ -43,7 +64,7 @@ public struct ReceiptVerifier: Sendable {
             return Verdict(.invalid, "unified receipt has no signer")
         }
         if receipt.environment.environment == .xcode || isStoreKitTesting(container) {
-            return xcodeVerdict(receipt, signer)
+            return localTestingVerdict(receipt, signer)
         }
         guard let digest = signer.digest else {
             return Verdict(.invalid, "digest algorithm \(signer.digestAlgorithmOID) is neither SHA-1 nor SHA-256")
@@ -93,6 +114,10 @@ public struct ReceiptVerifier: Sendable {
         let outer = verifyJWS(notification.jws, environment: notification.environment, signedDate: notification.signedDate,
                               bundleId: notification.bundleId, what: "notification")
         guard outer.status == .valid else { return outer }
+        if let name = notification.nestedNotJWS.first {
+            return Verdict(.invalid, "\(name) is present but is not a compact JWS: nothing signed vouches for it",
+                           chain: outer.chain, validationTime: outer.validationTime, extraAnchor: outer.extraAnchor)
+        }
         let nested: [(String, Verdict)] = [
             notification.transaction.map { t in
                 ("data.signedTransactionInfo", verifyJWS(t.jws, environment: t.environment, signedDate: t.signedDate, bundleId: t.bundleId, what: "transaction"))
@@ -113,8 +138,9 @@ public struct ReceiptVerifier: Sendable {
         guard let jws else {
             return Verdict(.unsigned, "a decoded \(what) payload without its JWS carries no signature")
         }
-        if environment.environment == .xcode || environment.environment == .localTesting || jws.keyId == "Apple_Xcode_Key" {
-            return Verdict(.unverifiable, "\(environment.environment.rawValue) \(what): signed by Xcode's local StoreKit key (kid \(jws.keyId ?? "none")), which Apple does not vouch for; it cannot be verified")
+        if environment.environment == .xcode || environment.environment == .localTesting {
+            let verdict = localTestingVerdict(jws, environment: environment, signedDate: signedDate, what: what)
+            return what == "renewal info" ? verdict : checkBundle(verdict, bundleId)
         }
         guard jws.algorithm == "ES256" else {
             return Verdict(.invalid, "JWS algorithm \(jws.algorithm ?? "(none)") is not ES256")
@@ -123,7 +149,9 @@ public struct ReceiptVerifier: Sendable {
             return Verdict(.invalid, "invalid JWS format: the header has no x5c certificate chain")
         }
         guard x5c.count == 3 else {
-            return Verdict(.invalid, "invalid JWS format: x5c holds \(x5c.count) certificates, Apple's chain has 3")
+            let kidNote = jws.keyId == LocalTesting.xcodeKeyId
+                ? "; it claims \(environment.environment.rawValue) but names Xcode's key id (\(LocalTesting.xcodeKeyId)), a claim nothing Apple signed backs" : ""
+            return Verdict(.invalid, "invalid JWS format: x5c holds \(x5c.count) certificates, Apple's chain has 3\(kidNote)")
         }
         // Renewal infos name no app; everything else must name ours.
         if what != "renewal info", let mismatch = bundleMismatch(bundleId) { return Verdict(.invalid, mismatch) }
@@ -144,6 +172,10 @@ public struct ReceiptVerifier: Sendable {
         case .success(let chain):
             let extra = chain.anchor.isBundledApple ? nil : chain.anchor.certificate.commonName
             guard chain.leafKey.verifyES256(rawSignature: jws.signature, message: jws.signingInput) else {
+                if jws.keyId == LocalTesting.xcodeKeyId {
+                    return Verdict(.invalid, "the \(what) claims \(environment.environment.rawValue) but its header names Xcode's key id (\(LocalTesting.xcodeKeyId)), and its ES256 signature does not verify with \(chain.names[0])",
+                                   chain: chain.names, validationTime: signedDate, extraAnchor: extra)
+                }
                 return Verdict(.invalid, "ES256 signature does not verify with \(chain.names[0]): the \(what) was changed after signing",
                                chain: chain.names, validationTime: signedDate, extraAnchor: extra)
             }
@@ -161,26 +193,18 @@ public struct ReceiptVerifier: Sendable {
         return nil
     }
 
-    private func checkBundle(_ verdict: Verdict, _ bundleId: String?) -> Verdict {
+    /// A valid Production verdict becomes invalid when the artefact names another app than the
+    /// configured `appAppleId` (or none).
+    private func checkAppAppleId(_ verdict: Verdict, _ appAppleId: Int64?, _ environment: Environment, field: String) -> Verdict {
+        guard verdict.status == .valid, environment == .production, let expected = expectedAppAppleId,
+              appAppleId != expected else { return verdict }
+        return Verdict(.invalid, "invalid app identifier: \(field) is \(appAppleId.map(String.init) ?? "absent"), the configured appAppleId is \(expected)",
+                       chain: verdict.chain, validationTime: verdict.validationTime, extraAnchor: verdict.extraAnchor)
+    }
+
+    func checkBundle(_ verdict: Verdict, _ bundleId: String?) -> Verdict {
         guard verdict.status == .valid, let mismatch = bundleMismatch(bundleId) else { return verdict }
         return Verdict(.invalid, mismatch, chain: verdict.chain, validationTime: verdict.validationTime, extraAnchor: verdict.extraAnchor)
-    }
-
-    private func isStoreKitTesting(_ container: SignedData) -> Bool {
-        guard container.certificates.count == 1, let storeKit = trust.storeKitTesting else { return false }
-        return container.certificates[0].elementsEqual(storeKit.der)
-    }
-
-    private func xcodeVerdict(_ receipt: AppReceipt, _ signer: SignerInfo) -> Verdict {
-        var note = ""
-        if isStoreKitTesting(receipt.container), let storeKit = trust.storeKitTesting, let digest = signer.digest,
-           let key = try? storeKit.publicKey() {  // an unreadable key only drops the extra note
-            let matches = key.verify(signature: signer.signature, message: receipt.container.content, digest: digest)
-            note = matches ? "; its signature matches Xcode's StoreKit certificate" : "; its signature does NOT match Xcode's StoreKit certificate"
-        }
-        return Verdict(.unverifiable, "Xcode StoreKit Testing receipt: signed locally by Xcode, which Apple does not vouch for\(note)",
-                       chain: receipt.container.certificates.compactMap { try? Certificate(der: $0).commonName },  // names only, for display
-                       validationTime: receipt.creationDate)
     }
 }
 

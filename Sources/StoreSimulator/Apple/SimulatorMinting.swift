@@ -53,9 +53,13 @@ extension SimulatorState {
         return MintedReceipt(base64: built.base64, bytes: built.der, environment: environment, transactions: issued)
     }
 
-    /// An iOS 6 transaction receipt for one purchase, registered in `environment`.
+    /// An iOS 6 transaction receipt for one purchase, registered in `environment`, with a
+    /// signature blob of `blobVersion` (2: the iTunes-Store-like chain; 3: the WWDR-like one).
+    /// Production purchases name the app (`app-item-id`, `version-external-identifier`), as
+    /// Apple's do; sandbox ones do not.
     public func mintLegacyReceipt(environment: SimulatorEnvironment, purchase: SimulatedPurchase, account: String? = nil,
-                                  bundleVersion: String = "1.0", itemId: String = "500000001") throws -> MintedReceipt {
+                                  bundleVersion: String = "1.0", itemId: String = "500000001",
+                                  blobVersion: UInt8 = 2) throws -> MintedReceipt {
         let issued = try register(purchase, environment: environment, account: account)
         var info = LegacyPurchaseInfo(transactionId: issued.transactionId, originalTransactionId: issued.originalTransactionId,
                                       productId: issued.productId, quantity: Int(issued.quantity), bundleId: issued.bundleId,
@@ -64,7 +68,9 @@ extension SimulatorState {
         info.expiresDate = issued.expiresDate
         info.webOrderLineItemId = issued.webOrderLineItemId
         info.appItemId = environment == .production ? String(appAppleId) : nil
+        info.versionExternalIdentifier = environment == .production ? "834512001" : nil
         var builder = LegacyReceiptBuilder(purchaseInfo: info)
+        builder.blobVersion = blobVersion
         builder.environment = environment == .sandbox ? "Sandbox" : nil
         let built = try builder.build(signedBy: authority)
         return MintedReceipt(base64: built.base64, bytes: built.bytes, environment: environment, transactions: [issued])

@@ -5,9 +5,10 @@ import ReceiptCore
 /// (DER writer + `PrivateKey`) and keeps every key in memory:
 ///
 ///     receiptChain  RSA-2048 root ← RSA-2048 WWDR-like intermediate (1.2.840.113635.100.6.2.1)
-///                                 ← RSA-2048 receipt signer (1.2.840.113635.100.6.11.1)      unified receipts
+///                                 ← RSA-2048 receipt signer (1.2.840.113635.100.6.11.1)      unified receipts,
+///                                                                                              version-3 iOS 6 receipts
 ///     legacyChain   the same root ← RSA-2048 iTunes-Store-like intermediate (…6.2.2)
-///                                 ← RSA-1024 purchase-receipt signer (…6.5.1)                 iOS 6 receipts
+///                                 ← RSA-1024 purchase-receipt signer (…6.5.1)                 version-2 iOS 6 receipts
 ///     jwsChain      P-256 root    ← P-256 WWDR-like intermediate (…6.2.1)
 ///                                 ← P-256 receipt signer (…6.11.1)                             StoreKit 2 JWS
 ///
@@ -75,10 +76,10 @@ public final class TestCertificateAuthority: Sendable {
     }
 
     /// A trust store that trusts this authority's two roots (not Apple's) and knows its
-    /// iTunes-Store-like intermediate, as legacy receipts need.
+    /// iTunes-Store-like and WWDR-like intermediates, as legacy receipts of versions 2 and 3 need.
     public func trustStore() -> TrustStore {
         TrustStore(anchors: [], legacyIntermediates: [], storeKitTesting: nil)
-            .adding(anchors: [root, ecRoot], legacyIntermediates: [iTunesIntermediate])
+            .adding(anchors: [root, ecRoot], legacyIntermediates: [iTunesIntermediate, wwdrIntermediate])
     }
 
     /// A fresh standard authority valid over the given range.

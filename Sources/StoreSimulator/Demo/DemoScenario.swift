@@ -101,12 +101,15 @@ public struct DemoScenario {
         importing(Array(receipt.base64.utf8), customer, username: orderId, "purchase callback")
     }
 
-    /// An iOS 6 era purchase: legacy transaction receipt for removing ads.
+    /// An iOS 6 era purchase: legacy transaction receipt for removing ads, its signature blob of
+    /// version 2 (2012, iTunes Store CA) or version 3 (2014, WWDR CA) as Apple's were.
     private mutating func legacyBuyer(_ customer: String) throws {
-        let bought = CivilTime(year: 2012, month: random.int(1...12), day: random.int(1...28), hour: 15).date
+        let month = random.int(1...12)
+        let version: UInt8 = month % 2 == 0 ? 3 : 2
+        let bought = CivilTime(year: version == 3 ? 2014 : 2012, month: month, day: random.int(1...28), hour: 15).date
         let receipt = try state.mintLegacyReceipt(environment: .production,
                                                   purchase: SimulatedPurchase(productId: DemoCatalogue.removeAds, type: .nonConsumable, purchaseDate: bought),
-                                                  account: customer, bundleVersion: "3.1")
+                                                  account: customer, bundleVersion: "3.1", blobVersion: version)
         importing(Array(receipt.base64.utf8), customer, "iOS 6 transactionReceipt")
     }
 

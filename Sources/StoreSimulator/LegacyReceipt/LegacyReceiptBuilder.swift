@@ -13,12 +13,14 @@ import ReceiptCore
 ///
 /// whose signature blob is (big-endian, packed):
 ///
-///     struct signature_blob { uint8 version;            -- 2
-///                             uint8 signature[128];     -- RSA-1024 PKCS#1 v1.5 SHA-1 over version ‖ purchase-info bytes
+///     struct signature_blob { uint8 version;            -- 2 or 3
+///                             uint8 signature[128|256]; -- PKCS#1 v1.5 SHA-1 over version ‖ purchase-info bytes
 ///                             uint32 cert_len;
 ///                             uint8 certificate[cert_len]; }  -- the signer's DER certificate
 ///
-/// The intermediate is not in the blob: verifiers ship it (`TrustStore.legacyIntermediates`).
+/// Version 2 is signed by the RSA-1024 purchase-receipt leaf under the iTunes-Store-like CA;
+/// version 3 by the RSA-2048 receipt-signing leaf under the WWDR-like CA, as Apple's are. The
+/// intermediate is not in the blob: verifiers ship it (`TrustStore.legacyIntermediates`).
 public struct LegacyReceiptBuilder: Sendable {
     /// What to do about the signature.
     public enum Signature: Sendable {
@@ -40,15 +42,16 @@ public struct LegacyReceiptBuilder: Sendable {
     public var signingStatus: String? = "0"
     /// Whether and how the receipt is signed.
     public var signature: Signature = .signed
-    /// The blob's first byte.
+    /// The blob's first byte: 2 (128-byte signature) or 3 (256-byte signature).
     public var blobVersion: UInt8 = 2
 
     /// A signed sandbox receipt for `purchaseInfo`.
     public init(purchaseInfo: LegacyPurchaseInfo) { self.purchaseInfo = purchaseInfo }
 
-    /// The receipt signed by `authority`'s legacy (RSA-1024) signer.
+    /// The receipt signed as Apple signed its `blobVersion`: version 2 by `authority`'s legacy
+    /// (RSA-1024) signer, version 3 by its receipt (RSA-2048) signer.
     public func build(signedBy authority: TestCertificateAuthority) throws -> BuiltLegacyReceipt {
-        try build(signedBy: authority.legacyChain.leaf)
+        try build(signedBy: blobVersion == 3 ? authority.receiptChain.leaf : authority.legacyChain.leaf)
     }
 
     /// The receipt signed by `signer` (an RSA key; its certificate goes into the blob).
