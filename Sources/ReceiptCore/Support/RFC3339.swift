@@ -1,7 +1,8 @@
 import Foundation
 
 /// RFC 3339 timestamps as receipts carry them: `2025-12-26T18:39:47Z`, with an offset written
-/// `+hh:mm` or, as older Xcode receipts do, `+hhmm`; fractional seconds are accepted.
+/// `+hh:mm` or, as older Xcode receipts do, `+hhmm`; fractional seconds are accepted and truncated
+/// to the millisecond.
 public enum RFC3339 {
     /// Parses a timestamp; nil when the text is not RFC 3339.
     public static func parse(_ text: String) -> Date? {
@@ -36,6 +37,7 @@ public enum RFC3339 {
                 i += 1
             }
             guard i > start, i - start <= 9 else { return nil }
+            nanos -= nanos % 1_000_000  // truncated to the millisecond, as Apple's libraries do
         }
         guard i < b.count else { return nil }
         var offset = 0
@@ -99,7 +101,9 @@ public enum RFC3339 {
     }
 
     /// A date from UNIX milliseconds, as JWS payloads and verifyReceipt `_ms` fields carry them.
+    /// The instant `ms` milliseconds after 1970, truncated to a whole millisecond as Apple's
+    /// libraries do (Xcode writes fractions: 1697679936049.7297 is …:36.049, not .050).
     public static func fromMilliseconds(_ ms: Double) -> Date {
-        Date(timeIntervalSince1970: ms / 1000)
+        Date(timeIntervalSince1970: ms.rounded(.down) / 1000)
     }
 }

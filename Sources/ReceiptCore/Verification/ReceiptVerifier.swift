@@ -142,15 +142,17 @@ public struct ReceiptVerifier: Sendable {
             let verdict = localTestingVerdict(jws, environment: environment, signedDate: signedDate, what: what)
             return what == "renewal info" ? verdict : checkBundle(verdict, bundleId)
         }
+        // A header naming Xcode's key on an artefact that claims Apple's environments is a claim
+        // like any other: it must verify as Apple's.
+        let kidNote = jws.keyId == LocalTesting.xcodeKeyId
+            ? "; the \(what) claims \(environment.environment.rawValue) but names Xcode's key id (\(LocalTesting.xcodeKeyId)), a claim nothing Apple signed backs" : ""
         guard jws.algorithm == "ES256" else {
-            return Verdict(.invalid, "JWS algorithm \(jws.algorithm ?? "(none)") is not ES256")
+            return Verdict(.invalid, "JWS algorithm \(jws.algorithm ?? "(none)") is not ES256\(kidNote)")
         }
         guard let x5c = jws.x5c else {
-            return Verdict(.invalid, "invalid JWS format: the header has no x5c certificate chain")
+            return Verdict(.invalid, "invalid JWS format: the header has no x5c certificate chain\(kidNote)")
         }
         guard x5c.count == 3 else {
-            let kidNote = jws.keyId == LocalTesting.xcodeKeyId
-                ? "; it claims \(environment.environment.rawValue) but names Xcode's key id (\(LocalTesting.xcodeKeyId)), a claim nothing Apple signed backs" : ""
             return Verdict(.invalid, "invalid JWS format: x5c holds \(x5c.count) certificates, Apple's chain has 3\(kidNote)")
         }
         // Renewal infos name no app; everything else must name ours.
@@ -172,11 +174,7 @@ public struct ReceiptVerifier: Sendable {
         case .success(let chain):
             let extra = chain.anchor.isBundledApple ? nil : chain.anchor.certificate.commonName
             guard chain.leafKey.verifyES256(rawSignature: jws.signature, message: jws.signingInput) else {
-                if jws.keyId == LocalTesting.xcodeKeyId {
-                    return Verdict(.invalid, "the \(what) claims \(environment.environment.rawValue) but its header names Xcode's key id (\(LocalTesting.xcodeKeyId)), and its ES256 signature does not verify with \(chain.names[0])",
-                                   chain: chain.names, validationTime: signedDate, extraAnchor: extra)
-                }
-                return Verdict(.invalid, "ES256 signature does not verify with \(chain.names[0]): the \(what) was changed after signing",
+                return Verdict(.invalid, "ES256 signature does not verify with \(chain.names[0]): the \(what) was changed after signing\(kidNote)",
                                chain: chain.names, validationTime: signedDate, extraAnchor: extra)
             }
             let anchorNote = extra.map { ", trusted through the extra anchor \"\($0)\"" } ?? ""
