@@ -48,7 +48,7 @@ enum ReverifyCommand {
         }
         if reports.count < ids.count || reports.contains(where: { $0.outcome == .failed && $0.isTemporary }) { return .temporaryFailure }
         if reports.contains(where: { $0.outcome == .failed }) { return .unavailable }
-        return reports.contains(where: { $0.outcome == .rejected }) ? .verificationFailed : .ok
+        return reports.contains(where: { $0.outcome == .rejected || $0.outcome == .contradicted }) ? .verificationFailed : .ok
     }
 
     static func text(_ r: ReverifyReport) -> String {
@@ -62,6 +62,7 @@ enum ReverifyCommand {
     static func json(_ r: ReverifyReport) -> JSONValue {
         .object([("receiptId", .int(r.receiptId)), ("customerId", .string(r.customerId)), ("outcome", .string(r.outcome.rawValue)),
                  ("summary", .string(r.summary)), ("appleEnvironment", .string(r.appleEnvironment?.rawValue)),
+                 ("contradiction", .string(r.contradiction)),
                  ("differences", .array((r.comparison?.lines ?? []).map { .string($0) })),
                  ("changes", .array(r.changes.map { .object([("kind", .string($0.kind.rawValue)), ("transactionId", .string($0.transactionId)),
                                                              ("detail", .string($0.detail))]) })),

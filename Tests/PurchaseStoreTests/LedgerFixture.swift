@@ -77,6 +77,18 @@ final class LedgerFixture {
         return text
     }
 
+    /// Every row of the named tables: equal dumps mean those tables did not change.
+    func dumpTables(_ tables: [String]) throws -> String {
+        var text = ""
+        for table in tables {
+            text += "== \(table)\n"
+            for row in try database.query("SELECT * FROM \(table)", []) {
+                text += row.columns.indices.map { "\(row.columns[$0])=\(row.values[$0])" }.joined(separator: "|") + "\n"
+            }
+        }
+        return text
+    }
+
     func count(_ sql: String, _ parameters: [SQLValue] = []) throws -> Int64 {
         try database.queryFirst(sql, parameters)?.int("n") ?? -1
     }

@@ -157,6 +157,53 @@ struct ReverifyTests {
         #expect(try h.fixture.count("SELECT count(*) AS n FROM transactions") == 0)
     }
 
+    @Test func anAnswerOfValidForALocallyInvalidReceiptIsAContradictionThatGrantsNothing() throws {
+        let h = try Harness()
+        var builder = UnifiedReceiptBuilder(bundleId: "com.example.app", appVersion: "1", creationDate: LedgerFixture.date("2025-05-01T00:00:00Z"),
+                                            purchases: [LedgerFixture.purchase("67001", "com.example.pro.lifetime", expires: nil, type: 0)])
+        builder.receiptType = "Production"
+        let forged = try builder.build(signedBy: try TestCertificateAuthority.shared(.impostor))
+        let result = try h.fixture.ledger.importArtefact(Array(forged.base64.utf8), customer: "gina", source: "test", operatorName: "mei")
+        #expect(result.verdict.status == .invalid)
+        // Whatever the configured verifyReceipt URL points at says valid, with the purchase in its answer.
+        h.simulator.faults.inject(.status(0, isRetryable: nil), pathPrefix: "/production/verifyReceipt", times: 1)
+        let before = try h.fixture.dumpTables(["transactions", "entitlements", "orders"])
+        let report = h.run(result.receiptId ?? -1)
+        #expect(report.outcome == .contradicted, "\(report.summary)")
+        let line = try #require(report.contradiction)
+        #expect(line.hasPrefix("CONTRADICTION: Apple says valid (status 0, production), but the local verdict is invalid"))
+        #expect(line.contains("nothing applied or granted"))
+        #expect(!line.contains("\n"))
+        #expect(report.changes.isEmpty)
+        #expect(try h.fixture.dumpTables(["transactions", "entitlements", "orders"]) == before)
+        #expect(try h.fixture.ledger.entitlements("gina", now: h.fixture.now).allSatisfy { !$0.isActive })
+        // Recorded on the receipt and in the audit log, and shown with the receipt.
+        let stored = try #require(try Browser(h.fixture.database).receipt(result.receiptId ?? -1))
+        #expect(stored.appleVerdict == "valid")
+        #expect(stored.appleContradiction == line)
+        #expect(try h.fixture.count("SELECT count(*) AS n FROM audit_log WHERE action = 'reverify' AND details LIKE '%CONTRADICTION%'") == 1)
+    }
+
+    @Test func aRefusalOfALocallyValidReceiptIsAContradictionThatRevokesNothing() throws {
+        let h = try Harness()
+        let (id, _) = try h.importedReceipt("hana", bought: "2025-06-01T00:00:00Z", expires: "2025-07-01T00:00:00Z")
+        #expect(try h.fixture.ledger.entitlements("hana", now: h.fixture.now).first { $0.name == "pro" }?.isActive == true)
+        h.simulator.faults.inject(.status(21003, isRetryable: nil), pathPrefix: "/production/verifyReceipt", times: 1)
+        let report = h.run(id)
+        #expect(report.outcome == .contradicted, "\(report.summary)")
+        #expect(report.contradiction?.hasPrefix("CONTRADICTION: Apple says status 21003") == true)
+        #expect(report.contradiction?.contains("but the local verdict is valid; nothing revoked") == true)
+        #expect(try h.fixture.ledger.entitlements("hana", now: h.fixture.now).first { $0.name == "pro" }?.isActive == true)
+        let stored = try #require(try Browser(h.fixture.database).receipt(id))
+        #expect(stored.appleVerdict == "invalid")
+        #expect(stored.appleContradiction == report.contradiction)
+        // Apple agreeing again clears it.
+        let agreed = h.run(id)
+        #expect(agreed.outcome == .verified)
+        #expect(try Browser(h.fixture.database).receipt(id)?.appleContradiction == nil)
+        #expect(try Browser(h.fixture.database).receipt(id)?.appleVerdict == "valid")
+    }
+
     @Test func batchKeepsAtMostNInFlight() throws {
         let h = try Harness()
         var collected: [Int64] = []

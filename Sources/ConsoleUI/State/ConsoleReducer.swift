@@ -150,8 +150,10 @@ enum ConsoleReducer {
         guard reports.count == 1, let only = reports.first else {
             let failed = reports.filter { $0.outcome == .failed }.count
             let verified = reports.filter { $0.outcome == .verified }.count
-            return StatusMessage(text: "re-verified \(reports.count) receipts: \(verified) verified, \(failed) failed",
-                                 kind: failed > 0 ? .error : .success)
+            let contradicted = reports.filter { $0.outcome == .contradicted }.count
+            return StatusMessage(text: "re-verified \(reports.count) receipts: \(verified) verified, \(failed) failed"
+                                     + (contradicted > 0 ? ", \(contradicted) CONTRADICT the local verdict" : ""),
+                                 kind: failed > 0 || contradicted > 0 ? .error : .success)
         }
         switch only.outcome {
         case .failed:
@@ -159,6 +161,7 @@ enum ConsoleReducer {
         case .rejected:
             return StatusMessage(text: "receipt #\(only.receiptId): Apple rejected it: \(only.summary)", kind: .error)
         case .skipped: return StatusMessage(text: "receipt #\(only.receiptId): \(only.summary)", kind: .info)
+        case .contradicted: return StatusMessage(text: "receipt #\(only.receiptId): \(only.summary)", kind: .error)
         case .verified:
             let changes = only.changes.isEmpty ? "no changes" : "\(only.changes.count) change\(only.changes.count == 1 ? "" : "s") applied"
             return StatusMessage(text: "receipt #\(only.receiptId): \(only.summary); \(changes)", kind: .success)

@@ -59,6 +59,9 @@ enum ReceiptDetailView {
         } else {
             lines.append(DetailLine([Span(" "), ConsoleFormat.verdict(record.verdict), Span("  " + record.verdictReason)]))
         }
+        if let contradiction = r.stored.appleContradiction {
+            lines += DetailLines.paragraph(contradiction, width: width, indent: 1, style: CellStyle(.danger, bold: true), first: "✗ ")
+        }
         if let error = r.decodeError {
             lines += DetailLines.paragraph(error, width: width, indent: 1, style: CellStyle(.danger), first: "✗ does not decode: ")
         }

@@ -13,11 +13,12 @@ enum ReverifyAnswerView {
         case .rejected: outcome = Span("✗ rejected", CellStyle(.danger, bold: true))
         case .failed: outcome = Span("✗ failed", CellStyle(.danger, bold: true))
         case .skipped: outcome = Span("– skipped", CellStyle(.warning))
+        case .contradicted: outcome = Span("✗ CONTRADICTS the local verdict", CellStyle(.danger, bold: true))
         }
         lines.append(DetailLine([Span("Apple's answer ", .heading), outcome]))
-        let style = report.outcome == .failed || report.outcome == .rejected ? CellStyle(.danger) : CellStyle.plain
+        let style = [.failed, .rejected, .contradicted].contains(report.outcome) ? CellStyle(.danger) : CellStyle.plain
         lines += DetailLines.paragraph(report.summary, width: width, indent: 2, style: style)
-        if report.outcome == .failed {
+        if report.outcome == .failed || report.outcome == .contradicted {
             lines.append(DetailLine([Span("  nothing changed", CellStyle(.danger))]))
             return lines
         }

@@ -38,6 +38,10 @@ public struct StoredReceipt: Sendable {
     public let lastVerifiedAt: Date?
     /// The newest attempts to ask Apple about it (at most 5), newest first.
     public let attempts: [VerificationAttemptRecord]
+    /// Apple's last judgement of the receipt ("valid" / "invalid"), nil before any.
+    public var appleVerdict: String? = nil
+    /// The line saying Apple's last answer contradicts the local verdict, nil when it does not.
+    public var appleContradiction: String? = nil
 }
 
 /// A manual revocation, for the customer timeline.
@@ -78,7 +82,7 @@ extension Browser {
     public func receipt(_ receiptId: Int64) throws -> StoredReceipt? {
         guard let row = try database.queryFirst("""
             SELECT receipt_id, sha256, raw, format, environment, verdict, verdict_reason, source, customer_id, imported_at, imported_by,
-                   apple_environment, last_verified_at
+                   apple_environment, last_verified_at, apple_verdict, apple_contradiction
             FROM receipts WHERE receipt_id = ?
             """, [.integer(receiptId)]) else { return nil }
         let attempts = try database.query("""
@@ -86,7 +90,8 @@ extension Browser {
             """, [.integer(receiptId)]).map(Self.attempt)
         return StoredReceipt(record: PurchaseLedger.receiptRecord(row), raw: row.blob("raw") ?? [],
                              appleEnvironment: row.string("apple_environment"), lastVerifiedAt: row.date("last_verified_at"),
-                             attempts: attempts)
+                             attempts: attempts, appleVerdict: row.string("apple_verdict"),
+                             appleContradiction: row.string("apple_contradiction"))
     }
 
     /// One conflict by number.

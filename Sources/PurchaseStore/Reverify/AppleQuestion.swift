@@ -18,10 +18,13 @@ struct AppleQuestion: Sendable {
     let kind: Kind
     let local: [Purchase]
     let localEnvironment: Environment
+    /// The verdict stored at import ("valid", "invalid", "unsigned", "unverifiable") and its reason.
+    let localVerdict: String
+    let localReason: String
 
     /// Reads the receipt and decides what to ask, given which services exist.
     static func load(_ receiptId: Int64, ledger: PurchaseLedger, service: AppleService) throws -> AppleQuestion {
-        guard let row = try ledger.database.queryFirst("SELECT raw, customer_id, format FROM receipts WHERE receipt_id = ?",
+        guard let row = try ledger.database.queryFirst("SELECT raw, customer_id, format, verdict, verdict_reason FROM receipts WHERE receipt_id = ?",
                                                        [.integer(receiptId)]) else {
             throw StoreError(.notFound, "receipt #\(receiptId) not found")
         }
@@ -31,7 +34,8 @@ struct AppleQuestion: Sendable {
         let summary = artefact.summary
         func question(_ kind: Kind) -> AppleQuestion {
             AppleQuestion(receiptId: receiptId, customerId: customer, kind: kind, local: summary.purchases,
-                          localEnvironment: summary.environment.environment)
+                          localEnvironment: summary.environment.environment, localVerdict: row.string("verdict") ?? "invalid",
+                          localReason: row.string("verdict_reason") ?? "")
         }
         let anyTransaction = summary.purchases.compactMap { $0.originalTransactionId ?? $0.transactionId }.first
         let knownEnvironment: Environment? = [.production, .sandbox].contains(summary.environment.environment) ? summary.environment.environment : nil

@@ -46,6 +46,9 @@ public struct ReverifyReport: Sendable {
         case failed
         /// Nothing to ask Apple about this artefact (an answer, or no service for its format).
         case skipped
+        /// Apple's answer contradicts the local verdict (valid for a receipt found invalid here,
+        /// or the reverse): recorded on the receipt, nothing applied or granted.
+        case contradicted
     }
 
     public let receiptId: Int64
@@ -59,6 +62,8 @@ public struct ReverifyReport: Sendable {
     public let attempts: [AppStoreAttempt]
     /// Whether the answer can be retried later with hope (timeouts, 5xx, 21005).
     public let isTemporary: Bool
+    /// One line when Apple's answer contradicts the local verdict, nil otherwise.
+    public var contradiction: String? = nil
 
     /// Whether any attempt was rate limited (HTTP 429).
     public var wasRateLimited: Bool {

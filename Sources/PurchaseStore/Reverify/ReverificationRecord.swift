@@ -7,7 +7,8 @@ extension PurchaseLedger {
     /// entitlements and an audit entry. Re-running it applies nothing twice.
     func recordReverification(receiptId: Int64, customerId: String?, attempts: [AppStoreAttempt], appleEnvironment: Environment?,
                               applePurchases: [Purchase]?, outcome: ReverifyReport.Outcome, summary: String,
-                              comparison: AnswerComparison?, operatorName: String) throws -> [AppleChange] {
+                              comparison: AnswerComparison?, appleVerdict: String? = nil, contradiction: String? = nil,
+                              operatorName: String) throws -> [AppleChange] {
         let now = clock()
         return try database.writeTransaction {
             for attempt in attempts {
@@ -35,12 +36,17 @@ extension PurchaseLedger {
                 try database.execute("UPDATE receipts SET apple_environment = ?, last_verified_at = ? WHERE receipt_id = ?",
                                      [.text(appleEnvironment.rawValue), .date(now), .integer(receiptId)])
             }
+            if let appleVerdict {
+                try database.execute("UPDATE receipts SET apple_verdict = ?, apple_contradiction = ?, last_verified_at = ? WHERE receipt_id = ?",
+                                     [.text(appleVerdict), .text(contradiction), .date(now), .integer(receiptId)])
+            }
             for customer in Set(changes.map(\.customerId) + (customerId.map { [$0] } ?? [])).sorted() {
                 try refreshEntitlements(customer, now: now)
             }
             try audit(now, operatorName, "reverify", "receipt:\(receiptId)", .object([
                 ("customer", .string(customerId)), ("outcome", .string(outcome.rawValue)), ("summary", .string(summary)),
                 ("appleEnvironment", .string(appleEnvironment?.rawValue)), ("attempts", .int(Int64(attempts.count))),
+                ("appleVerdict", .string(appleVerdict)), ("contradiction", .string(contradiction)),
                 ("differences", .array((comparison?.lines ?? []).map { .string($0) })),
                 ("changes", .array(changes.map { .object([("kind", .string($0.kind.rawValue)), ("transactionId", .string($0.transactionId)),
                                                           ("detail", .string($0.detail))]) })),

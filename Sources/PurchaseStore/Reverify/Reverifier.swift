@@ -43,15 +43,25 @@ public struct Reverifier: Sendable {
                 let response = outcome.response
                 guard outcome.isValid else {
                     let summary = "Apple: status \(outcome.status): \(outcome.meaning)"
+                    let refusal = !outcome.isTemporaryFailure && VerdictContradiction.refusalStatuses.contains(outcome.status)
+                    if refusal, let line = VerdictContradiction.whenAppleRefuses(question, answer: "Apple says status \(outcome.status) (\(outcome.meaning))") {
+                        return record(question, .contradicted, line, outcome.environment, nil, outcome.attempts, temporary: false,
+                                      appleVerdict: "invalid", contradiction: line)
+                    }
                     return record(question, outcome.isTemporaryFailure ? .failed : .rejected, summary, outcome.environment, nil,
-                                  outcome.attempts, temporary: outcome.isTemporaryFailure)
+                                  outcome.attempts, temporary: outcome.isTemporaryFailure, appleVerdict: refusal ? "invalid" : nil)
                 }
                 var purchases = response.latestReceiptInfo
                 let seen = Set(purchases.compactMap(\.transactionId))
                 purchases += response.inApp.filter { !seen.contains($0.transactionId ?? "") }
                 var summary = "Apple: status 0 (valid) from \(outcome.environment.rawValue.lowercased())"
                 if let disagreement = outcome.environmentDisagreement { summary += "; \(disagreement)" }
-                return record(question, .verified, summary, outcome.environment, purchases, outcome.attempts, temporary: false)
+                if let line = VerdictContradiction.whenAppleVouches(question, answer: "Apple says valid (status 0, \(outcome.environment.rawValue.lowercased()))") {
+                    return record(question, .contradicted, line, outcome.environment, nil, outcome.attempts, temporary: false,
+                                  appleVerdict: "valid", contradiction: line)
+                }
+                return record(question, .verified, summary, outcome.environment, purchases, outcome.attempts, temporary: false,
+                              appleVerdict: "valid")
             } catch let error as AppStoreError {
                 return record(question, .failed, "Apple gave no answer: \(error.reason)", nil, nil, error.attempts,
                               temporary: Self.isTemporary(error))
@@ -64,13 +74,22 @@ public struct Reverifier: Sendable {
                 let list = try await client.transactionHistory(id, environment: environment)
                 var summary = "Apple: \(list.transactions.count) transaction(s) in the history of \(id) (\(list.environment.rawValue.lowercased()), \(list.pages) page(s))"
                 if !list.rejected.isEmpty { summary += "; \(list.rejected.count) signed transaction(s) did not verify and were ignored" }
+                if !list.transactions.isEmpty,
+                   let line = VerdictContradiction.whenAppleVouches(question, answer: "Apple knows \(id) (\(list.transactions.count) signed transaction(s) in its history)") {
+                    return record(question, .contradicted, line, list.environment, nil, list.attempts, temporary: false,
+                                  appleVerdict: "valid", contradiction: line)
+                }
                 return record(question, .verified, summary, list.environment, list.transactions.map(\.transaction.purchase),
-                              list.attempts, temporary: false)
+                              list.attempts, temporary: false, appleVerdict: list.transactions.isEmpty ? nil : "valid")
             } catch let error as AppStoreError {
                 let unknown = error.apiError?.rawValue == 4040010
+                if unknown, let line = VerdictContradiction.whenAppleRefuses(question, answer: "Apple does not know transaction \(id) in either environment") {
+                    return record(question, .contradicted, line, nil, nil, error.attempts, temporary: false,
+                                  appleVerdict: "invalid", contradiction: line)
+                }
                 return record(question, unknown ? .rejected : .failed,
                               unknown ? "Apple does not know transaction \(id) in either environment" : "Apple gave no answer: \(error.reason)",
-                              nil, nil, error.attempts, temporary: Self.isTemporary(error))
+                              nil, nil, error.attempts, temporary: Self.isTemporary(error), appleVerdict: unknown ? "invalid" : nil)
             } catch {
                 return report(question, .failed, "\(error)", nil, nil, [], temporary: error is CancellationError)
             }
@@ -120,25 +139,32 @@ public struct Reverifier: Sendable {
 
     private func report(_ q: AppleQuestion, _ outcome: ReverifyReport.Outcome, _ summary: String, _ environment: Environment?,
                         _ comparison: AnswerComparison?, _ attempts: [AppStoreAttempt], temporary: Bool,
-                        changes: [AppleChange] = []) -> ReverifyReport {
+                        changes: [AppleChange] = [], contradiction: String? = nil) -> ReverifyReport {
         ReverifyReport(receiptId: q.receiptId, customerId: q.customerId, outcome: outcome, summary: summary,
-                       appleEnvironment: environment, comparison: comparison, changes: changes, attempts: attempts, isTemporary: temporary)
+                       appleEnvironment: environment, comparison: comparison, changes: changes, attempts: attempts, isTemporary: temporary,
+                       contradiction: contradiction)
     }
 
     /// Writes what happened and returns the report (a failure to write is reported, not thrown).
+    /// `appleVerdict` ("valid" / "invalid") is stored when Apple's answer judged the receipt, with
+    /// `contradiction` (nil clears an earlier one).
     private func record(_ q: AppleQuestion, _ outcome: ReverifyReport.Outcome, _ summary: String, _ environment: Environment?,
-                        _ purchases: [Purchase]?, _ attempts: [AppStoreAttempt], temporary: Bool) -> ReverifyReport {
+                        _ purchases: [Purchase]?, _ attempts: [AppStoreAttempt], temporary: Bool,
+                        appleVerdict: String? = nil, contradiction: String? = nil) -> ReverifyReport {
         let comparison = purchases.map { AnswerComparison.compare(local: q.local, localEnvironment: q.localEnvironment, apple: $0,
                                                                   appleEnvironment: environment ?? .unknown) }
         do {
             let changes = try lock.run {
                 try $0.recordReverification(receiptId: q.receiptId, customerId: q.customerId, attempts: attempts,
                                             appleEnvironment: environment, applePurchases: purchases, outcome: outcome,
-                                            summary: summary, comparison: comparison, operatorName: operatorName)
+                                            summary: summary, comparison: comparison, appleVerdict: appleVerdict,
+                                            contradiction: contradiction, operatorName: operatorName)
             }
-            return report(q, outcome, summary, environment, comparison, attempts, temporary: temporary, changes: changes)
+            return report(q, outcome, summary, environment, comparison, attempts, temporary: temporary, changes: changes,
+                          contradiction: contradiction)
         } catch {
-            return report(q, .failed, "\(summary); recording it failed: \(error)", environment, comparison, attempts, temporary: true)
+            return report(q, .failed, "\(summary); recording it failed: \(error)", environment, comparison, attempts, temporary: true,
+                          contradiction: contradiction)
         }
     }
 }

@@ -196,5 +196,13 @@ public enum PurchaseSchema {
                 "ALTER TABLE receipts ADD COLUMN last_verified_at TEXT",
             ]
         },
+        // Apple's last word on a receipt (valid / invalid) and, when it contradicts the local
+        // verdict, the one line that says so (NULL otherwise).
+        Migration("0003-apple-verdict") { _ in
+            [
+                "ALTER TABLE receipts ADD COLUMN apple_verdict TEXT",
+                "ALTER TABLE receipts ADD COLUMN apple_contradiction TEXT",
+            ]
+        },
     ]
 }
