@@ -1,7 +1,10 @@
 # receiptdesk — the two commands people need are `make run` and `make test`.
 SHELL := /bin/bash
 SWIFT ?= swift
-APT_PACKAGES := libssl-dev libsqlite3-dev libncurses-dev libcurl4-openssl-dev tmux libpq-dev postgresql
+# Build: OpenSSL, SQLite, ncurses, libcurl (Foundation's networking), libpq. Tests: the PostgreSQL
+# server, tmux (the console end to end), the sqlite3 shell (CLI tests look inside the database as an
+# operator would), util-linux and bsdutils (runuser for the test server, script for a pseudo-terminal).
+APT_PACKAGES := libssl-dev libsqlite3-dev libncurses-dev libcurl4-openssl-dev libpq-dev postgresql tmux sqlite3 util-linux bsdutils
 BIN_DEBUG := .build/debug/receiptdesk
 BIN_RELEASE := .build/release/receiptdesk
 DEMO_DB := .build/demo/purchases.sqlite

@@ -27,12 +27,13 @@ final class AppleConnection {
         let secret = try readSecret(file: settings.sharedSecretFile, variable: settings.sharedSecretEnv, what: "shared secret")
         let keyPEM = try readSecret(file: settings.privateKeyFile, variable: settings.privateKeyEnv, what: "App Store Server API key")
         let trust = baseTrust
-        var endpoints = AppStoreEndpoints.apple
-        if let production = settings.verifyReceiptProductionURL, let sandbox = settings.verifyReceiptSandboxURL,
-           let apiProduction = settings.serverAPIProductionURL, let apiSandbox = settings.serverAPISandboxURL {
-            endpoints = AppStoreEndpoints(verifyReceiptProduction: production, verifyReceiptSandbox: sandbox,
-                                          serverAPIProduction: apiProduction, serverAPISandbox: apiSandbox)
-        }
+        // Each endpoint the config names replaces Apple's; the others stay Apple's.
+        let apple = AppStoreEndpoints.apple
+        var endpoints = AppStoreEndpoints(
+            verifyReceiptProduction: settings.verifyReceiptProductionURL ?? apple.verifyReceiptProduction,
+            verifyReceiptSandbox: settings.verifyReceiptSandboxURL ?? apple.verifyReceiptSandbox,
+            serverAPIProduction: settings.serverAPIProductionURL ?? apple.serverAPIProduction,
+            serverAPISandbox: settings.serverAPISandboxURL ?? apple.serverAPISandbox)
         var privateKey: PrivateKey?
         if let keyPEM { privateKey = try PrivateKey.fromPEM(keyPEM) }
         var simulator: AppStoreSimulator?

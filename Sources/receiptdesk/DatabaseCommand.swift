@@ -3,6 +3,8 @@ import PurchaseStore
 import ReceiptCore
 import StoreSimulator
 
+/// `receiptdesk db init [--db PATH|URL]`: creates the database when it is missing and brings its
+/// schema up to date, saying which it did (what a team runs once before the first import).
 /// `receiptdesk db copy --from SOURCE --to TARGET [--json]`: moves a whole purchase database
 /// between a SQLite file and a PostgreSQL URL (either direction, or two of a kind) and verifies
 /// it arrived: row counts and contents of every table, and the audit chain.
@@ -12,7 +14,8 @@ import StoreSimulator
 /// benchmark database (`receiptdesk db copy --from <its cache> --to URL` makes one).
 enum DatabaseCommand {
     static let usage = """
-        usage: receiptdesk db copy --from SOURCE --to TARGET [--json]
+        usage: receiptdesk db init [--db PATH|URL]
+               receiptdesk db copy --from SOURCE --to TARGET [--json]
                receiptdesk db bench --postgres URL [--receipts N] [--runs N] [--lookups-on DB]... [--json]
         SOURCE and TARGET are SQLite paths or postgres:// URLs; give passwords through PGPASSWORD or
         ~/.pgpass (an argument is visible to every user of the machine)
@@ -22,11 +25,26 @@ enum DatabaseCommand {
         guard let command = arguments.first else { throw CommandFailure.usage(usage) }
         let rest = Array(arguments.dropFirst())
         switch command {
+        case "init": return try initialise(rest)
         case "copy": return try copy(rest)
         case "bench": return try bench(rest)
         case "bench-worker": return try PostgresBench.worker(rest)  // started by the benchmark, not documented
         default: throw CommandFailure.usage("unknown db command '\(command)'\n\(usage)")
         }
+    }
+
+    // MARK: init
+
+    static func initialise(_ arguments: [String]) throws -> ExitStatus {
+        var args = Arguments(arguments)
+        let location = DatabaseLocation.resolve(argument: try args.value("--db"))
+        _ = try args.finish(maxPositionals: 0)
+        let isFile = !PostgresDatabase.isURL(location)
+        let existed = !isFile || FileManager.default.fileExists(atPath: location)
+        let database = try PurchaseDatabase.open(location, create: true)
+        let applied = try database.queryFirst("SELECT count(*) AS n FROM schema_migrations", [])?.int("n") ?? 0
+        print("\(existed ? "database" : "created a new purchase database at") \(database.location): schema up to date (\(applied) migrations)")
+        return .ok
     }
 
     // MARK: copy

@@ -33,6 +33,7 @@ struct CommandFailure: Error {
             case .busy: return CommandFailure(status: .temporaryFailure, message: store.reason)
             case .cannotOpen, .schemaTooNew: return CommandFailure(status: .unavailable, message: store.reason)
             case .invalidInput: return CommandFailure(status: .usage, message: store.reason)
+            case .notVerified, .auditBroken: return CommandFailure(status: .verificationFailed, message: store.reason)
             default: return CommandFailure(status: .badInput, message: store.reason)
             }
         default: return CommandFailure(status: .badInput, message: "\(error)")

@@ -14,7 +14,7 @@ enum ImportCommand {
         let source = try args.value("--source") ?? "import"
         let files = try args.finish(maxPositionals: 1_000_000)
         guard !files.isEmpty else { throw CommandFailure.usage("import needs at least one FILE (or - for standard input)") }
-        let ledger = try options.openLedger()
+        let ledger = try options.openLedger(mayCreate: true)
         var failures = 0
         var busy = false
         var notValid = false
@@ -39,6 +39,7 @@ enum ImportCommand {
         // Files go in batches: one write transaction per batch, so a crash leaves each file
         // applied or absent and a re-run completes the rest. Files are read on worker threads,
         // ahead of the writer.
+        ledger.importItemWritten = TestHold.fromEnvironment()
         try ledger.importStream(count: files.count, batchSize: 100, operatorName: options.operatorName, item: { index in
             let file = files[index]
             let label = (file as NSString).lastPathComponent

@@ -29,8 +29,18 @@ struct StoreOptions {
     }
 
     /// The ledger over the database, with a verifier that expects the configured bundle ids.
-    func openLedger() throws -> PurchaseLedger {
-        let database = try PurchaseDatabase.open(databasePath)
+    ///
+    /// Only commands that write (`mayCreate`) may create a SQLite database that is not there, and
+    /// they say so on standard error; every other command refuses a missing one (exit 69) rather
+    /// than answer from an empty database made on the spot (a typo in `--db` is not an all-clear).
+    func openLedger(mayCreate: Bool = false) throws -> PurchaseLedger {
+        let isFile = !PostgresDatabase.isURL(databasePath)
+        let missing = isFile && !FileManager.default.fileExists(atPath: databasePath)
+        if missing && !mayCreate {
+            throw StoreError(.cannotOpen, "no database at \(databasePath): this command only reads and never creates one (check --db or RECEIPTDESK_DB)")
+        }
+        let database = try PurchaseDatabase.open(databasePath, create: mayCreate)
+        if missing { printError("receiptdesk: created a new purchase database at \(databasePath)") }
         let verifier = ReceiptVerifier(trust: trust, configuration: configuration)
         return PurchaseLedger(database: database, configuration: configuration, verifier: verifier)
     }

@@ -78,7 +78,7 @@ struct NotificationTests {
             notificationType: "REFUND", notificationUUID: "uuid-forged", signedDate: f.now,
             data: NotificationData(bundleId: "com.example.app", environment: "Production",
                                    signedTransactionInfo: .payload(monthly("1", original: "1", bought: "2025-05-01T00:00:00Z", expires: "2025-06-01T00:00:00Z"))))).utf8)
-        #expect(throws: StoreError(.invalidRequest, "")) { _ = try f.ledger.applyNotification(forged, operatorName: "apple") }
+        #expect(throws: StoreError(.notVerified, "")) { _ = try f.ledger.applyNotification(forged, operatorName: "apple") }
         #expect(throws: StoreError(.invalidInput, "")) { _ = try f.ledger.applyNotification(try f.receipt([]), operatorName: "apple") }
         #expect(try f.count("SELECT count(*) AS n FROM notifications") == 0)
     }

@@ -74,7 +74,14 @@ struct ConfigurationParsingTests {
         #expect(config.appStore.isSimulator)
         #expect(config.appStore.timeoutSeconds == 5)
         #expect(refusal(#"{"appStore": {"verifyReceipt": {"productionURL": "http://evil.example/verifyReceipt"}}}"#)
-            == "config /etc/rd.json: appStore.verifyReceipt.productionURL: 'http://evil.example/verifyReceipt' must be https (plain http only for 127.0.0.1)")
+            == "config /etc/rd.json: appStore.verifyReceipt.productionURL: 'http://evil.example/verifyReceipt' must be https (plain http only to a loopback address: 127.0.0.0/8 or localhost)")
+        #expect(refusal(#"{"appStore": {"verifyReceipt": {"productionURL": "http://[::1]:8443/verifyReceipt"}}}"#)
+            == "config /etc/rd.json: appStore.verifyReceipt.productionURL: 'http://[::1]:8443/verifyReceipt' \(LoopbackHost.ipv6Refusal)")
+        // Every loopback spelling the transport accepts, the config accepts.
+        for accepted in ["http://127.0.0.1:1/v", "http://127.8.9.10:1/v", "http://localhost:1/v", "http://LOCALHOST:1/v"] {
+            #expect(refusal("{\"appStore\": {\"verifyReceipt\": {\"productionURL\": \"\(accepted)\"}}}") == nil, "\(accepted)")
+            #expect(URLSessionTransport.isLoopback(try #require(URL(string: accepted))))
+        }
         #expect(refusal(#"{"appStore": {"api": "serverAPI"}}"#)?.contains("needs serverAPI.keyId") == true)
         #expect(refusal(#"{"appStore": {"timeoutSeconds": 500}}"#)?.hasPrefix("config /etc/rd.json: appStore.timeoutSeconds") == true)
         #expect(refusal(#"{"appStore": {"endpoint": "x"}}"#)?.contains("unknown key") == true)
@@ -171,8 +178,8 @@ struct ConfigurationParsingTests {
         (#"{"products": {"pro": {"entitlement": "pro", "type": "non-consumable", "password": "hunter2"}}}"#,
          "config /etc/rd.json: products.pro.password: holds an inline secret; secrets come from a file or the environment, never the config"),
         // The whole file.
-        ("{\"products\": {", "config /etc/rd.json: not valid JSON"),
-        ("", "config /etc/rd.json: not valid JSON"),
+        ("{\"products\": {", "config /etc/rd.json: not valid JSON: expected a quoted member name, found the end of the text at line 1, column 15 (byte 14)"),
+        ("", "config /etc/rd.json: not valid JSON: expected a value, found the end of the text at line 1, column 1 (byte 0)"),
         ("[1, 2]", "config /etc/rd.json: expected an object, found an array"),
         (String(repeating: "[", count: 40), "config /etc/rd.json: not valid JSON (nested deeper than 32 levels)"),
     ])
@@ -226,7 +233,7 @@ struct ConfigurationParsingTests {
         do {
             _ = try StoreConfiguration(json: Array("{".utf8), source: "/tmp/a\nb.json")
         } catch {
-            #expect("\(error)".hasPrefix(#"config /tmp/a\u{a}b.json: not valid JSON ("#))
+            #expect("\(error)".hasPrefix(#"config /tmp/a\u{a}b.json: not valid JSON: "#))
         }
     }
 }

@@ -91,7 +91,9 @@ enum CLIRunner {
     /// is written to files in `outputDirectory`. A `gated` start first runs a shell that waits
     /// for `Running.open()` and then execs the binary: opening several gates one after the other
     /// starts their binaries within microseconds, as a fork-and-exec loop cannot.
-    static func start(_ arguments: [String], outputDirectory: URL, gated: Bool = false) throws -> Running {
+    /// `environment` entries are added to the test process's own environment.
+    static func start(_ arguments: [String], outputDirectory: URL, gated: Bool = false,
+                      environment: [String: String] = [:]) throws -> Running {
         let name = UUID().uuidString
         let stdoutURL = outputDirectory.appendingPathComponent("\(name).out")
         let stderrURL = outputDirectory.appendingPathComponent("\(name).err")
@@ -107,6 +109,9 @@ enum CLIRunner {
         }
         let process = Process()
         process.currentDirectoryURL = repositoryRoot
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         process.standardOutput = out
         process.standardError = err
         var gate: FileHandle?

@@ -11,8 +11,9 @@ struct CrashConsistencyTests {
     /// backend would run it): the ledger recomputes a customer's entitlements on every import.
     static let customerCount = 30
     static let firstTransaction = 1_000_000_000
-    /// The importers are killed three times, once this many receipts are in, and restarted each time.
-    static let killPoints = [600, 1_300, 2_000]
+    /// The importers are killed three times, each time in the middle of this customer's import
+    /// (inside its write transaction, half its receipts written), and restarted each time.
+    static let killPoints = [6, 13, 20]
 
     @Test func killedImportLeavesAConsistentDatabaseAndRerunningCompletesIt() throws {
         let workspace = try LedgerWorkspace()
@@ -21,24 +22,29 @@ struct CrashConsistencyTests {
         let batches = (0..<Self.customerCount).map { index in
             ImportBatch(customer: "customer-\(index)", files: Array(files[(index * perCustomer)..<((index + 1) * perCustomer)]))
         }
-        // The database exists before the importers start, so that polling it never creates it.
-        try #require(try workspace.run(["audit", "--verify"]).status == 0)
+        // The database exists before the importers start, so that the census in between never
+        // meets a missing one.
+        try workspace.createDatabase()
 
         // Two importers at a time, both killed with SIGKILL once enough receipts are in; each
         // restart runs every import again from the first customer.
         for killPoint in Self.killPoints {
-            let run = try ImportBatch.runAll(batches, in: workspace, parallel: 2, killAfterReceipts: killPoint)
+            let run = try ImportBatch.runAll(batches, in: workspace, parallel: 2, killDuring: killPoint)
             #expect(run.killed >= 1, "an importer should have been killed mid-run; finished: \(run.finished.map(\.status))")
+            #expect(run.heldWasKilled, "the importer held inside its write transaction was killed there")
             for output in run.finished { #expect(output.status == 0, "\(output.stderr)") }
             let census = try checkConsistency(workspace)
-            #expect(census.receipts >= killPoint && census.receipts < Self.receiptCount, "killed with \(census.receipts) receipts in")
+            // Every customer before the one still running beside the held one is in; the held
+            // customer's half-written batch is not.
+            let floor = (killPoint - 1) * perCustomer
+            #expect(census.receipts >= floor && census.receipts <= Self.receiptCount - perCustomer, "killed with \(census.receipts) receipts in")
             let audit = try workspace.run(["audit", "--verify"])
             #expect(audit.status == 0, "\(audit.stdout) \(audit.stderr)")
             #expect(audit.stdout == "audit log intact: \(census.auditEntries) entries verified\n", "\(audit.stdout)")
         }
 
         // Re-running every import completes the job; what was already in is reported, not repeated.
-        let last = try ImportBatch.runAll(batches, in: workspace, parallel: 2, killAfterReceipts: nil)
+        let last = try ImportBatch.runAll(batches, in: workspace, parallel: 2, killDuring: nil)
         #expect(last.killed == 0)
         #expect(last.finished.count == batches.count)
         for output in last.finished {
@@ -110,35 +116,55 @@ struct ImportBatch {
         var finished: [CLIRunner.Output] = []
         /// How many were killed.
         var killed = 0
+        /// Whether the importer held at its known point was among them.
+        var heldWasKilled = false
     }
 
-    /// Runs the batches, `parallel` processes at a time. With `killAfterReceipts`, polls the
-    /// database and SIGKILLs every running importer once that many receipts are stored (the
-    /// remaining batches are not started).
+    /// The importer of `killDuring` holds in the middle of its write transaction, half its files
+    /// written (RECEIPTDESK_TEST_HOLD_*, see TestHold): once its hold file exists, every running
+    /// importer is SIGKILLed (the one beside it wherever it happens to be) and the remaining
+    /// batches are not started. A kill at a known point, whatever the machine's speed: the test
+    /// waits for the file, never for a count a fast importer may already have passed.
     static func runAll(_ batches: [ImportBatch], in workspace: LedgerWorkspace, parallel: Int,
-                       killAfterReceipts: Int?) throws -> Outcome {
-        var pending = batches[...]
-        var running: [CLIRunner.Running] = []
+                       killDuring: Int?) throws -> Outcome {
+        var pending = Array(batches.enumerated())[...]
+        var running: [(index: Int, process: CLIRunner.Running)] = []
         var outcome = Outcome()
+        let holdFile = workspace.directory.appendingPathComponent("hold-\(UUID().uuidString)").path
+        let started = Date()
         while !pending.isEmpty || !running.isEmpty {
-            while running.count < parallel, let next = pending.popFirst() {
-                running.append(try workspace.start(["import", "--customer", next.customer] + next.files))
+            while running.count < parallel, let (index, next) = pending.popFirst() {
+                let environment = index == killDuring
+                    ? ["RECEIPTDESK_TEST_HOLD_FILE": holdFile, "RECEIPTDESK_TEST_HOLD_AT_ITEM": String(next.files.count / 2)] : [:]
+                running.append((index, try workspace.start(["import", "--customer", next.customer] + next.files, environment: environment)))
             }
-            if let limit = killAfterReceipts, try workspace.count("SELECT count(*) FROM receipts") >= limit {
-                for process in running { process.kill(SIGKILL) }
-                for process in running {
+            if killDuring != nil, FileManager.default.fileExists(atPath: holdFile) {
+                for (_, process) in running { process.kill(SIGKILL) }
+                for (index, process) in running {
                     let output = process.wait()
-                    if output.terminatedBySignal && output.status == SIGKILL { outcome.killed += 1 } else { outcome.finished.append(output) }
+                    if output.terminatedBySignal && output.status == SIGKILL {
+                        outcome.killed += 1
+                        if index == killDuring { outcome.heldWasKilled = true }
+                    } else {
+                        outcome.finished.append(output)
+                    }
                 }
                 return outcome
             }
             usleep(20_000)
             // One look at each process: asking twice could see it running, then ended, and lose it.
-            var still: [CLIRunner.Running] = []
-            for process in running {
-                if process.isRunning { still.append(process) } else { outcome.finished.append(process.wait()) }
+            var still: [(index: Int, process: CLIRunner.Running)] = []
+            for entry in running {
+                if entry.process.isRunning { still.append(entry) } else { outcome.finished.append(entry.process.wait()) }
             }
             running = still
+            // A held importer never ends by itself; this bound only turns a broken hook into a failure instead of a hang.
+            if killDuring != nil, Date().timeIntervalSince(started) > 600 {
+                for (_, process) in running { process.kill(SIGKILL) }
+                for (_, process) in running { _ = process.wait() }
+                Issue.record("the held importer never wrote its hold file")
+                return outcome
+            }
         }
         return outcome
     }

@@ -17,7 +17,8 @@ struct LedgerCommandTests {
         #expect(first.status == 0, "\(first.stderr)")
         #expect(first.stdout.hasPrefix("\(receipt): unified, PRODUCTION, valid — receipt #1: 2 recorded (0 bound to an order), 0 duplicate, 0 conflict"),
                 "\(first.stdout)")
-        #expect(first.stderr.isEmpty)
+        // The first write made the database, and said so in one line; the next says nothing.
+        #expect(first.stderr == "receiptdesk: created a new purchase database at \(workspace.databasePath)\n", "\(first.stderr)")
         let before = try snapshot(workspace)
 
         // The same bytes again, and the same transactions through another receipt: nothing changes.
@@ -103,6 +104,12 @@ struct LedgerCommandTests {
         #expect(flagged.status == 0, "\(flagged.stderr)")
         #expect(flagged.stdout.contains("SANDBOX, valid — receipt #2: 1 recorded"), "\(flagged.stdout)")
         #expect(flagged.stdout.contains("SANDBOX purchases are flagged"), "\(flagged.stdout)")
+        // Nor is it printed for a tester, to whom the purchase does grant.
+        #expect(try workspace.run(["customer", "add", "tess", "--tester"]).status == 0)
+        let tester = try workspace.run(["import", try workspace.receipt("sandbox-tester.b64", [LedgerWorkspace.purchase("3000000003")],
+                                                                        type: "ProductionSandbox"), "--customer", "tess"])
+        #expect(tester.status == 0, "\(tester.stderr)")
+        #expect(!tester.stdout.contains("purchases are flagged"), "\(tester.stdout)")
         let show = try workspace.run(["customer", "show", "dave", "--json"])
         let entitlements = try #require(try show.jsonObject()["entitlements"] as? [[String: Any]])
         #expect(!entitlements.contains { $0["active"] as? Bool == true }, "a sandbox purchase granted: \(show.stdout)")
@@ -114,6 +121,8 @@ struct LedgerCommandTests {
         let permitted = try permissive.run(["import", try permissive.receipt("sandbox.b64", [LedgerWorkspace.purchase("3000000002")],
                                                                              type: "ProductionSandbox"), "--customer", "dave"])
         #expect(permitted.status == 0, "\(permitted.stderr)")
+        // With allowSandbox on, the note that sandbox purchases grant nothing would be false: it is not printed.
+        #expect(!permitted.stdout.contains("purchases are flagged"), "\(permitted.stdout)")
         let granted = try #require(try permissive.run(["customer", "show", "dave", "--json"]).jsonObject()["entitlements"] as? [[String: Any]])
         #expect(granted.contains { $0["name"] as? String == "pro" && $0["active"] as? Bool == true }, "\(granted)")
     }
@@ -329,6 +338,7 @@ struct LedgerCommandTests {
 
     @Test func auditVerifyOnAnUntouchedLog() throws {
         let workspace = try LedgerWorkspace()
+        try workspace.createDatabase()
         let empty = try workspace.run(["audit", "--verify"])
         #expect(empty.status == 0, "\(empty.stderr)")
         #expect(empty.stdout == "audit log intact: 0 entries verified\n")

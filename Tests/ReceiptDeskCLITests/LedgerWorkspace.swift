@@ -50,6 +50,13 @@ final class LedgerWorkspace {
             + anchorPaths.flatMap { ["--trust-anchor", $0] }
     }
 
+    /// Creates the workspace's database, migrated and empty (`receiptdesk db init`): commands that
+    /// only read refuse a database that is not there.
+    func createDatabase(sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let output = try CLIRunner.run(["db", "init", "--db", databasePath])
+        try #require(output.status == 0, "db init: \(output.stderr)", sourceLocation: sourceLocation)
+    }
+
     /// Runs `receiptdesk ARGUMENTS` against this workspace's database (the store options go last).
     @discardableResult
     func run(_ arguments: [String], input: Data? = nil) throws -> CLIRunner.Output {
@@ -57,8 +64,9 @@ final class LedgerWorkspace {
     }
 
     /// Starts `receiptdesk ARGUMENTS` against this workspace's database without waiting for it.
-    func start(_ arguments: [String], gated: Bool = false) throws -> CLIRunner.Running {
-        try CLIRunner.start(arguments + storeOptions(for: arguments), outputDirectory: directory, gated: gated)
+    func start(_ arguments: [String], gated: Bool = false, environment: [String: String] = [:]) throws -> CLIRunner.Running {
+        try CLIRunner.start(arguments + storeOptions(for: arguments), outputDirectory: directory, gated: gated,
+                            environment: environment)
     }
 
     /// Starts every command behind a gate, then opens the gates together: the binaries start at

@@ -24,6 +24,8 @@ public struct StoreError: Error, Equatable, CustomStringConvertible, Sendable {
         case sql
         /// The audit log does not verify.
         case auditBroken
+        /// The artefact decoded but did not verify (invalid, unsigned, unverifiable): nothing applied.
+        case notVerified
     }
 
     public let code: Code

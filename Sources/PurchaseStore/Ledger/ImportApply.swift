@@ -37,7 +37,8 @@ extension PurchaseLedger {
     /// is reported and leaves no trace, since checks only read. `isolated` puts a savepoint around
     /// each item, so that one failing halfway through its writes is undone alone; without it such
     /// a failure throws `BatchItemWriteFailed` and the caller rolls the batch back.
-    func applyBatch(count: Int, _ item: (Int) -> Result<PreparedImport, Error>, isolated: Bool) throws -> [Result<ImportResult, Error>] {
+    func applyBatch(count: Int, _ item: (Int) -> Result<PreparedImport, Error>, isolated: Bool,
+                    firstIndex: Int = 0) throws -> [Result<ImportResult, Error>] {
         var touched = Set<String>()
         var results: [Result<ImportResult, Error>] = []
         results.reserveCapacity(count)
@@ -64,6 +65,7 @@ extension PurchaseLedger {
                 touched.insert(ready.customerId)
             }
             results.append(outcome)
+            importItemWritten?(firstIndex + index)
         }
         for customer in touched.sorted() { try refreshEntitlements(customer, now: clock()) }
         return results
@@ -104,7 +106,7 @@ extension PurchaseLedger {
         guard storesReceipt || !fresh.isEmpty || !newConflicts.isEmpty else {
             return .nothingNew(ImportResult(receiptId: existingReceipt, changedDatabase: false, format: p.artefact.format,
                                             environment: p.summary.environment.environment, verdict: p.verdict,
-                                            transactions: reports, notes: p.notes + ["nothing new: every transaction was already recorded"]))
+                                            transactions: reports, notes: try importNotes(p) + ["nothing new: every transaction was already recorded"]))
         }
         return .write(ImportPlan(prepared: p, existingReceipt: existingReceipt, fresh: fresh, newConflicts: newConflicts, reports: reports))
     }
@@ -183,6 +185,15 @@ extension PurchaseLedger {
             ("conflicts", .array(plan.newConflicts.map { .object([("transactionId", .string($0.0.transactionId)), ("owner", .string($0.1))]) })),
         ]))
         return ImportResult(receiptId: receiptId, changedDatabase: true, format: artefact.format,
-                            environment: summary.environment.environment, verdict: verdict, transactions: reports, notes: p.notes)
+                            environment: summary.environment.environment, verdict: verdict, transactions: reports, notes: try importNotes(p))
+    }
+
+    /// The notes an import reports: the sandbox note only when it applies, that is when
+    /// allowSandbox is off and the customer is not a tester.
+    func importNotes(_ p: PreparedImport) throws -> [String] {
+        guard let note = p.sandboxNote, !configuration.allowSandbox else { return p.notes }
+        let tester = try database.queryFirst("SELECT is_tester FROM customers WHERE customer_id = ?", [.text(p.customerId)])?
+            .bool("is_tester") ?? false
+        return tester ? p.notes : p.notes + [note]
     }
 }

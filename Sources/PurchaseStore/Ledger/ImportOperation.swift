@@ -60,6 +60,9 @@ extension PurchaseLedger {
         let verdict: Verdict
         let incoming: [IncomingTransaction]
         let notes: [String]
+        /// The note that a sandbox (or Xcode) purchase grants nothing, given with the result only
+        /// when that holds for this customer (`importNotes`).
+        let sandboxNote: String?
         let digest: String
         /// What the receipts table keeps as `decoded_json`.
         let decodedJSON: String
@@ -85,20 +88,21 @@ extension PurchaseLedger {
         let verdict = verifier.verify(artefact)
         let summary = artefact.summary
         var notes: [String] = []
+        var sandboxNote: String?
         var incoming: [IncomingTransaction] = []
         if verdict.isValid {
             let found = IncomingTransaction.all(in: artefact)
             incoming = found.transactions
             notes += found.skipped
             if summary.environment.environment != .production {
-                notes.append("\(summary.environment.environment.badge) purchases are flagged; they grant nothing unless the customer is a tester or allowSandbox is on")
+                sandboxNote = "\(summary.environment.environment.badge) purchases are flagged; they grant nothing unless the customer is a tester or allowSandbox is on"
             }
         } else {
             notes.append("\(verdict.status.rawValue): \(verdict.reason): stored and flagged, grants nothing")
         }
         return PreparedImport(bytes: bytes, customerId: customerId, orderId: orderId, applicationUsername: applicationUsername,
                               source: source, operatorName: operatorName, artefact: artefact, verdict: verdict, incoming: incoming,
-                              notes: notes, digest: DigestAlgorithm.sha256.hash(bytes).hexString,
+                              notes: notes, sandboxNote: sandboxNote, digest: DigestAlgorithm.sha256.hash(bytes).hexString,
                               decodedJSON: DecodeReport.json(artefact, verdict: verdict, now: now, includeTree: false).serialized(),
                               summary: summary)
     }

@@ -61,12 +61,12 @@ extension PurchaseLedger {
         // Where writers can race (PostgreSQL), each item keeps its savepoint, so a race is the
         // item's own failure; where a write transaction is exclusive (SQLite), items run bare.
         guard database.dialect.exclusiveWriteTransactions else {
-            return try database.writeTransaction { try applyBatch(count: batch.count, item, isolated: true) }
+            return try database.writeTransaction { try applyBatch(count: batch.count, item, isolated: true, firstIndex: batch.lowerBound) }
         }
         do {
             return try database.writeTransaction {
                 entitlementCache?.beginBatch(dataVersion: try (database as? SQLiteDatabase)?.dataVersion())
-                return try applyBatch(count: batch.count, item, isolated: false)
+                return try applyBatch(count: batch.count, item, isolated: false, firstIndex: batch.lowerBound)
             }
         } catch let failure as BatchItemWriteFailed {
             entitlementCache?.forgetAll()
@@ -77,7 +77,7 @@ extension PurchaseLedger {
             let cache = entitlementCache
             entitlementCache = nil
             defer { entitlementCache = cache }
-            return try database.writeTransaction { try applyBatch(count: batch.count, item, isolated: true) }
+            return try database.writeTransaction { try applyBatch(count: batch.count, item, isolated: true, firstIndex: batch.lowerBound) }
         } catch {
             entitlementCache?.forgetAll()
             throw error

@@ -26,7 +26,7 @@ extension PurchaseLedger {
         }
         let verdict = verifier.verify(artefact)
         guard verdict.isValid else {
-            throw StoreError(.invalidRequest, "notification not applied: \(verdict.status.rawValue): \(verdict.reason)")
+            throw StoreError(.notVerified, "notification not applied: \(verdict.status.rawValue): \(verdict.reason)")
         }
         guard let uuid = notification.notificationUUID, !uuid.isEmpty else {
             throw StoreError(.invalidInput, "notification has no notificationUUID: it cannot be applied exactly once")

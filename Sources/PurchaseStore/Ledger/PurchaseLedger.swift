@@ -16,6 +16,11 @@ public final class PurchaseLedger {
     var entitlementCacheHits = 0
     /// How many transactions and rows `entitlementCache` may hold.
     var entitlementCacheBudget = 100_000
+    /// Called on the writing thread after each artefact of an import is written, inside the still
+    /// open write transaction, with the artefact's position in the import. Crash tests stop a
+    /// process there, at a known point (`receiptdesk import` sets it from RECEIPTDESK_TEST_HOLD_*);
+    /// nil otherwise.
+    public var importItemWritten: ((Int) -> Void)?
 
     public init(database: SQLDatabase, configuration: StoreConfiguration, verifier: ReceiptVerifier,
                 clock: @escaping () -> Date = Date.init) {

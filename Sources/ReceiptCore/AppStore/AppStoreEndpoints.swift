@@ -77,23 +77,21 @@ public struct AppStoreEndpoints: Sendable, Equatable {
         guard components.user == nil, components.password == nil, components.query == nil, components.fragment == nil else {
             throw AppStoreError(.configuration, "\(name) endpoint must not carry user info, a query or a fragment")
         }
+        guard !LoopbackHost.isIPv6Literal(host) else {
+            throw AppStoreError(.configuration, "\(name) endpoint '\(url.absoluteString)' \(LoopbackHost.ipv6Refusal)")
+        }
         switch scheme {
         case "https": return
         case "http" where isLoopback(host): return
         case "http":
-            throw AppStoreError(.configuration, "\(name) endpoint '\(url.absoluteString)' is plain http to a host that is not loopback; secrets would cross the network in clear")
+            throw AppStoreError(.configuration, "\(name) endpoint '\(url.absoluteString)' is plain http to a host that is not loopback (127.0.0.0/8 or localhost); secrets would cross the network in clear")
         default:
             throw AppStoreError(.configuration, "\(name) endpoint '\(url.absoluteString)' is not http(s)")
         }
     }
 
     /// 127.0.0.0/8, ::1 and localhost.
-    static func isLoopback(_ host: String) -> Bool {
-        let bare = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")).lowercased()
-        if bare == "localhost" || bare == "::1" { return true }
-        let octets = bare.split(separator: ".", omittingEmptySubsequences: false)
-        return octets.count == 4 && octets[0] == "127" && octets.allSatisfy { UInt8($0) != nil }
-    }
+    static func isLoopback(_ host: String) -> Bool { LoopbackHost.contains(host) }
 
     /// `base` with `path` appended (one slash between), query given as (name, value) pairs; each
     /// value is percent-encoded here.

@@ -52,8 +52,8 @@ public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
 
     /// Whether the URL's host is a loopback address.
     public static func isLoopback(_ url: URL) -> Bool {
-        guard let host = url.host?.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]")) else { return false }
-        return host == "localhost" || host == "::1" || host.hasPrefix("127.")
+        guard let host = url.host else { return false }
+        return LoopbackHost.contains(host)
     }
 
     /// Sends `request`; see the type's notes for how failures map.

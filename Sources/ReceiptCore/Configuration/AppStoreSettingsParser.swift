@@ -70,9 +70,11 @@ struct AppStoreSettingsParser {
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), let host = url.host?.lowercased() else {
             throw value.error("\(ConfigText.quoted(text)) is not a URL")
         }
-        let loopback = host == "127.0.0.1" || host == "localhost" || host == "::1" || host == "[::1]"
-        guard scheme == "https" || (scheme == "http" && loopback) else {
-            throw value.error("\(ConfigText.quoted(text)) must be https (plain http only for 127.0.0.1)")
+        guard !LoopbackHost.isIPv6Literal(host) else {
+            throw value.error("\(ConfigText.quoted(text)) \(LoopbackHost.ipv6Refusal)")
+        }
+        guard scheme == "https" || (scheme == "http" && LoopbackHost.contains(host)) else {
+            throw value.error("\(ConfigText.quoted(text)) must be https (plain http only to a loopback address: 127.0.0.0/8 or localhost)")
         }
         return url
     }

@@ -46,21 +46,13 @@ struct StoreConfigurationParser {
         do {
             parsed = try JSONSerialization.jsonObject(with: Data(bytes), options: [])
         } catch {
-            throw fail("not valid JSON (\(Self.describe(error)))")
+            throw fail("not valid JSON: \(JSONObject.describe(bytes))")
         }
         return try ConfigValue(raw: parsed, path: "", source: source).object()
     }
 
     private func fail(_ reason: String) -> ReceiptError {
         ConfigValue.error(source: source, path: "", reason)
-    }
-
-    /// A parser error as one short line.
-    private static func describe(_ error: Error) -> String {
-        let nsError = error as NSError
-        let detail = (nsError.userInfo[NSDebugDescriptionErrorKey] as? String) ?? "\(error)"
-        let line = detail.split(whereSeparator: \.isNewline).joined(separator: " ")
-        return line.count > 120 ? String(line.prefix(120)) + "…" : line
     }
 
     // MARK: - Sections

@@ -35,6 +35,14 @@ public enum ReceiptDecoder {
         }
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         if trimmed.hasPrefix("{") { return try decodeBraced(trimmed) }
+        if trimmed.hasPrefix("[") || trimmed.hasPrefix("\"") {
+            // Neither can start base64: this is JSON, of a kind no artefact is.
+            let kind = JSONSyntax.kind(startingWith: trimmed.utf8.first ?? 0)
+            let problem = JSONSyntax.firstError(Array(trimmed.utf8)).map { " (and not valid JSON: \($0))" } ?? ""
+            let hint = trimmed.hasPrefix("\"") ? "; if it is a quoted receipt or JWS, remove the quotes" : ""
+            throw ReceiptError(.unknownFormat,
+                               "input is JSON, \(kind)\(problem): receiptdesk reads a JSON object (a notification body, a verifyReceipt answer or request, a decoded payload)\(hint)")
+        }
         if CompactJWS.looksLikeJWS(Substring(trimmed)) { return try decodeJWS(trimmed) }
         let decoded = try Base64.decode(trimmed, "input (neither DER, JSON nor JWS, so read as base64)")
         guard let head = decoded.first(where: { !isSpace($0) }) else {

@@ -27,10 +27,11 @@ public struct JSONObject: @unchecked Sendable {
             guard String(validating: bytes, as: UTF8.self) != nil else {
                 throw ReceiptError(.badUTF8, "\(what): not valid UTF-8")
             }
-            throw ReceiptError(.badValue, "\(what): not valid JSON (\(JSONObject.describe(error)))")
+            throw ReceiptError(.badValue, "\(what): not valid JSON: \(JSONObject.describe(bytes))")
         }
         guard let object = parsed as? [String: Any] else {
-            throw ReceiptError(.unexpectedTag, "\(what): JSON is not an object")
+            let first = bytes.first { ![0x20, 0x0A, 0x0D, 0x09].contains($0) } ?? 0
+            throw ReceiptError(.unexpectedTag, "\(what): the JSON is \(JSONSyntax.kind(startingWith: first)), expected an object")
         }
         self.init(object, what: what)
     }
@@ -61,9 +62,9 @@ public struct JSONObject: @unchecked Sendable {
         }
     }
 
-    private static func describe(_ error: Error) -> String {
-        let text = "\(error)"
-        return text.count > 120 ? String(text.prefix(120)) + "…" : text
+    /// Where the text breaks JSON's grammar, in our words (never the parser's own message).
+    static func describe(_ bytes: [UInt8]) -> String {
+        JSONSyntax.firstError(bytes) ?? "the JSON parser refused it (a number out of range, or invalid Unicode)"
     }
 
     public func has(_ key: String) -> Bool { values[key] != nil && !(values[key] is NSNull) }
