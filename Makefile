@@ -10,7 +10,7 @@ BIN_RELEASE := .build/release/receiptdesk
 DEMO_DB := .build/demo/purchases.sqlite
 DEMO_CONFIG := .build/demo/config.json
 
-.PHONY: deps build release test test-sanitized fuzz fuzz-smoke bench run certificates clean soak
+.PHONY: deps build release test test-sanitized fuzz fuzz-smoke bench run demo-env certificates clean soak
 
 # Installs the Debian packages the build needs, only those missing (a fresh machine needs nothing by hand).
 deps:
@@ -33,6 +33,10 @@ build: deps
 release: deps
 	$(SWIFT) build -c release
 
+# What `make test` leaves out of its output (the whole log is in .build/test.log): a line per test
+# that started or passed. Build progress, a line per suite, and every failure stay.
+TEST_QUIET := ^(Test Case|Test Suite .* started|◇ |✔ Test ("|[^ ]+\().* passed)
+
 # Tests talk to the simulator on 127.0.0.1 only: no proxy, and the transport refuses anything else.
 test: export RECEIPTDESK_LOOPBACK_ONLY := 1
 test: export no_proxy := 127.0.0.1,localhost,::1
@@ -45,7 +49,7 @@ test: deps
 	trap './scripts/postgres-test-server.sh stop "$$pgdir"' EXIT; trap 'exit 130' INT TERM; \
 	url=$$(./scripts/postgres-test-server.sh start "$$pgdir") || exit $$?; \
 	echo "PostgreSQL test server: $$url"; \
-	RECEIPTDESK_TEST_POSTGRES_URL="$$url" $(SWIFT) test 2>&1 | tee .build/test.log | grep -vE '^(Test Case|\[[0-9]+/[0-9]+\]|Test Suite .* (started|passed)|✔ Suite |✔ Test .*\) passed|◇ )' ; \
+	RECEIPTDESK_TEST_POSTGRES_URL="$$url" $(SWIFT) test 2>&1 | tee .build/test.log | grep --line-buffered -vE '$(TEST_QUIET)' ; \
 	  exit $${PIPESTATUS[0]}
 	$(MAKE) --no-print-directory fuzz-smoke
 
@@ -58,6 +62,8 @@ UBSAN_FLAGS := -Xcc -fsanitize=undefined -Xswiftc -Xclang-linker -Xswiftc -fsani
 # The short soak's pass marks are throughput figures (console inputs, grants per operator in 8 s)
 # that an instrumented build on a busy machine misses; `make test` and `make soak` run it.
 SANITIZE_SKIP := --skip aShortSoakPassesEveryCheck
+# lld links instrumented code without gold's hundreds of "Cannot export local symbol '__asan_…'" warnings.
+SANITIZE_LINK := -Xswiftc -use-ld=lld
 test-sanitized: export RECEIPTDESK_LOOPBACK_ONLY := 1
 test-sanitized: export no_proxy := 127.0.0.1,localhost,::1
 test-sanitized: export NO_PROXY := 127.0.0.1,localhost,::1
@@ -75,8 +81,8 @@ test-sanitized: deps
 	for sanitizer in address undefined; do \
 	  if [ $$sanitizer = address ]; then flags="--sanitize=address"; else flags="$(UBSAN_FLAGS)"; fi; \
 	  echo "== swift test $$flags"; \
-	  RECEIPTDESK_TEST_POSTGRES_URL="$$url" $(SWIFT) test $$flags $(SANITIZE_SKIP) --scratch-path .build/sanitize-$$sanitizer 2>&1 \
-	    | tee .build/test-$$sanitizer.log | grep -vE '^(Test Case|\[[0-9]+/[0-9]+\]|Test Suite .* (started|passed)|✔ Suite |✔ Test .*\) passed|◇ )'; \
+	  RECEIPTDESK_TEST_POSTGRES_URL="$$url" $(SWIFT) test $$flags $(SANITIZE_LINK) $(SANITIZE_SKIP) --scratch-path .build/sanitize-$$sanitizer 2>&1 \
+	    | tee .build/test-$$sanitizer.log | grep --line-buffered -vE '$(TEST_QUIET)'; \
 	  status=$${PIPESTATUS[0]}; \
 	  if [ $$status -ne 0 ] || grep -qE '(ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:)' .build/test-$$sanitizer.log; then \
 	    echo "sanitizer $$sanitizer: FAILED (log .build/test-$$sanitizer.log)"; exit 1; fi; \
@@ -108,6 +114,16 @@ run: build
 	  $(BIN_DEBUG) conflicts --db $(DEMO_DB) --config $(DEMO_CONFIG) && \
 	  $(BIN_DEBUG) customer show 王小明 --db $(DEMO_DB) --config $(DEMO_CONFIG); \
 	fi
+
+# For a shell: `eval "$(make -s demo-env)"` puts receiptdesk on PATH and points RECEIPTDESK_DB and
+# RECEIPTDESK_CONFIG at the demo (built first when absent; what that prints goes to stderr), so the
+# README's examples run as written.
+demo-env:
+	@$(MAKE) --no-print-directory build >&2
+	@[ -f $(DEMO_DB) ] || $(BIN_DEBUG) demo --db $(DEMO_DB) >&2
+	@echo 'export PATH="$(CURDIR)/.build/debug:$$PATH"'
+	@echo 'export RECEIPTDESK_DB="$(CURDIR)/$(DEMO_DB)"'
+	@echo 'export RECEIPTDESK_CONFIG="$(CURDIR)/$(DEMO_CONFIG)"'
 
 # Everything at once under random simulator faults (re-verification at concurrency 32, two more
 # operator processes importing and granting, the console on random keys), on SQLite and then on a

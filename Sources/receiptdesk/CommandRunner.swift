@@ -9,8 +9,10 @@ enum CommandRunner {
     commands:
       console [--db PATH] [--config FILE] [--operator NAME] [--read-only]
                       the terminal console over the purchase database (what receiptdesk opens on a terminal)
-      decode [FILE|-] [--json] [--trust-anchor CERT]... [--device-id UUID] [--bundle-id ID]...
-                      decode and verify a receipt, JWS, notification or verifyReceipt answer
+      decode [FILE|-] [--json] [--trust-anchor CERT]... [--device-id UUID] [--bundle-id ID]... [--app-apple-id N]
+             [--config FILE]
+                      decode and verify a receipt, JWS, notification or verifyReceipt answer (with
+                      --config: its bundle ids, appAppleId and trust anchors)
       samples [DIR]   decode and verify every sample artefact in DIR (default Assets/Samples)
 
     purchase database (all take --db PATH, --config FILE, --operator NAME, --json, --trust-anchor CERT):
@@ -30,6 +32,9 @@ enum CommandRunner {
                       build a demo database through the built-in simulator (config.json beside it)
       simulator [--port N] [--state DIR] [--shared-secret-file F] [--api-public-key PEM --issuer-id ID]
                       run the App Store simulator on 127.0.0.1 (verifyReceipt and the Server API)
+      simulator mint unified|legacy|jws|notification [--config FILE] --product ID [--environment E]
+                      an artefact signed by the config's built-in simulator (the demo's), valid for its app
+      db init         create the database, or bring its schema up to date
       db copy --from SOURCE --to TARGET
                       copy a whole database between SQLite and PostgreSQL (postgres://…), verified
       lookup-order ORDER_ID --customer ID

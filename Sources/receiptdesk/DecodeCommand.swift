@@ -1,7 +1,8 @@
 import Foundation
 import ReceiptCore
 
-/// `receiptdesk decode [FILE|-] [--json] [--trust-anchor CERT]... [--device-id UUID] [--bundle-id ID]... [--app-apple-id N]`
+/// `receiptdesk decode [FILE|-] [--json] [--trust-anchor CERT]... [--device-id UUID] [--bundle-id ID]... [--app-apple-id N]
+/// [--config FILE]`
 enum DecodeCommand {
     static func run(_ arguments: [String]) throws -> ExitStatus {
         var args = Arguments(arguments)
@@ -11,6 +12,7 @@ enum DecodeCommand {
         let deviceText = try args.value("--device-id")
         let bundleIds = try args.values("--bundle-id")
         let appAppleIdText = try args.value("--app-apple-id")
+        let configArgument = try args.value("--config")
         let positionals = try args.finish(maxPositionals: 1)
         let path: String
         if let given = positionals.first {
@@ -35,8 +37,19 @@ enum DecodeCommand {
             }
             appAppleId = parsed
         }
-        let trust = try TrustOptions.store(anchors: anchorPaths, legacyIntermediates: intermediatePaths)
-        let verifier = ReceiptVerifier(trust: trust, deviceIdentifier: device, expectedBundleIds: Set(bundleIds), expectedAppAppleId: appAppleId)
+        var verifier: ReceiptVerifier
+        if let configArgument {
+            // The config's expectations and anchors (its simulator's test authority included).
+            let (_, configuration) = try ConfigurationLoader.load(argument: configArgument, environment: [:])
+            let trust = try AppleConnection.trust(configuration, extraAnchors: try TrustOptions.load(anchorPaths, "--trust-anchor"),
+                                                  extraIntermediates: try TrustOptions.load(intermediatePaths, "--legacy-intermediate"))
+            verifier = ReceiptVerifier(trust: trust, configuration: configuration, deviceIdentifier: device)
+            if !bundleIds.isEmpty { verifier.expectedBundleIds = Set(bundleIds) }
+            if let appAppleId { verifier.expectedAppAppleId = appAppleId }
+        } else {
+            let trust = try TrustOptions.store(anchors: anchorPaths, legacyIntermediates: intermediatePaths)
+            verifier = ReceiptVerifier(trust: trust, deviceIdentifier: device, expectedBundleIds: Set(bundleIds), expectedAppAppleId: appAppleId)
+        }
         let bytes = try InputReader.read(path)
         let artefact: DecodedArtefact
         do {

@@ -17,6 +17,7 @@ enum SimulatorCommand {
     """
 
     static func run(_ arguments: [String]) throws -> ExitStatus {
+        if arguments.first == "mint" { return try SimulatorMintCommand.run(Array(arguments.dropFirst())) }
         var args = Arguments(arguments)
         if args.flag("--help") || args.flag("-h") {
             print(usage)

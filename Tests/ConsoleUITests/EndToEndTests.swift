@@ -42,7 +42,7 @@ struct EndToEndTests {
         func keys(_ keys: String...) throws { try run(["send-keys", "-t", "e2e"] + keys) }
 
         /// Waits until the pane shows `text`; returns the pane.
-        func wait(for text: String, seconds: Double = 20) -> String? {
+        func wait(for text: String, seconds: Double = 60) -> String? {
             let deadline = Date().addingTimeInterval(seconds)
             repeat {
                 let pane = capture()
@@ -98,7 +98,7 @@ struct EndToEndTests {
         try tmux.keys("Enter")
         #expect(tmux.wait(for: "▾ unified receipt") != nil)
         try tmux.keys("r")
-        #expect(tmux.wait(for: "Apple's answer", seconds: 30) != nil, "no answer from the simulator:\n\(tmux.capture())")
+        #expect(tmux.wait(for: "Apple's answer", seconds: 120) != nil, "no answer from the simulator:\n\(tmux.capture())")
         try tmux.keys("g")
         #expect(tmux.wait(for: "Grant an entitlement to \(customer)") != nil)
         try tmux.keys("Tab")
@@ -110,7 +110,7 @@ struct EndToEndTests {
         #expect(tmux.wait(for: "granted") != nil, "the grant was not applied:\n\(tmux.capture())")
         try tmux.keys("q")
         try #require(tmux.wait(for: "__EXIT=0") != nil, "the console did not exit cleanly:\n\(tmux.capture())")
-        let after = try #require(tmux.wait(for: "echo", seconds: 5), "no terminal modes after the exit:\n\(tmux.capture())")
+        let after = try #require(tmux.wait(for: "echo", seconds: 30), "no terminal modes after the exit:\n\(tmux.capture())")
         #expect(after.contains("\nicanon") && after.contains("\necho") && !after.contains("-icanon") && !after.contains("-echo"),
                 "the terminal was not restored:\n\(after)")
         #expect(!after.contains("Customers"), "the console's screen is still up")

@@ -15,7 +15,7 @@ struct ReverifyTests {
         var service: AppleService
 
         init(retry: RetryPolicy = RetryPolicy(maxAttempts: 3, base: .milliseconds(5), cap: .milliseconds(20)),
-             timeout: Double = 5, serverAPIKey: PrivateKey? = nil) throws {
+             timeout: Double = 30, serverAPIKey: PrivateKey? = nil) throws {
             fixture = try LedgerFixture(now: "2025-06-15T00:00:00Z")
             state = SimulatorState(authority: fixture.authority, bundleId: "com.example.app")
             simulator = try AppStoreSimulator(state: state)
@@ -128,10 +128,12 @@ struct ReverifyTests {
     }
 
     @Test func timeoutsAndDroppedConnectionsAreRetriedThenReported() throws {
-        let h = try Harness(timeout: 1)
+        // 3 s: room for an instrumented build on a loaded machine to answer the third attempt; the
+        // delayed one (10 s) is sure to miss it.
+        let h = try Harness(timeout: 3)
         let (id, _) = try h.importedReceipt("erin")
         h.simulator.faults.inject(.drop, times: 1)
-        h.simulator.faults.inject(.delay(3), times: 1)
+        h.simulator.faults.inject(.delay(10), times: 1)
         let recovered = h.run(id)
         #expect(recovered.outcome == .verified, "\(recovered.attempts)")
         #expect(recovered.attempts.count == 3)

@@ -112,7 +112,7 @@ final class MisbehavingServer: @unchecked Sendable {
 
 @Suite("AppStore: URLSessionTransport on loopback")
 struct AppStoreURLSessionTransportTests {
-    static func request(_ url: URL, timeout: Double = 5) throws -> HTTPRequest {
+    static func request(_ url: URL, timeout: Double = 30) throws -> HTTPRequest {
         HTTPRequest(method: "POST", url: url, headers: ["Content-Type": "application/json"], body: Array(#"{"receipt-data":"MIIT"}"#.utf8),
                     timeout: try RequestTimeout(seconds: timeout))
     }

@@ -35,6 +35,53 @@ struct AppleCommandsTests {
 
     struct DemoFailure: Error { let message: String }
 
+    @Test func simulatorMintsArtefactsValidForTheDemoApp() throws {
+        let demo = try Demo()
+        func mint(_ arguments: [String]) throws -> String {
+            let output = try CLIRunner.run(["simulator", "mint"] + arguments + ["--config", demo.config])
+            try #require(output.status == 0, "\(arguments): \(output.stderr)")
+            #expect(output.stderr.contains("signed by the simulator's test authority (not Apple)"))
+            let path = demo.folder.appendingPathComponent("minted-\(UUID().uuidString)").path
+            try Data(output.stdout.utf8).write(to: URL(fileURLWithPath: path))
+            return path
+        }
+        // A unified receipt imports as valid PRODUCTION for the demo's app, grants pro, and re-verifies.
+        let unified = try mint(["unified", "--product", "com.example.game.pro.monthly"])
+        let imported = try CLIRunner.run(["import", unified, "--customer", "mint-alice", "--json"] + demo.common)
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let row = try #require((try JSONSerialization.jsonObject(with: Data(imported.stdout.utf8)) as? [[String: Any]])?.first)
+        #expect((row["verdict"] as? [String: Any])?["status"] as? String == "valid" && row["environment"] as? String == "Production", "\(row)")
+        let show = try CLIRunner.run(["customer", "show", "mint-alice", "--json"] + demo.common)
+        let entitlements = (try JSONSerialization.jsonObject(with: Data(show.stdout.utf8)) as? [String: Any])?["entitlements"] as? [[String: Any]]
+        #expect(entitlements?.contains { $0["name"] as? String == "pro" && $0["active"] as? Bool == true } == true, "\(show.stdout)")
+        let reverify = try CLIRunner.run(["reverify", "--customer", "mint-alice"] + demo.common)
+        #expect(reverify.status == 0 && reverify.stdout.contains("verified"), "\(reverify.stdout) \(reverify.stderr)")
+        // decode --config trusts what the config trusts; without it the artefact is not Apple's.
+        #expect(try CLIRunner.run(["decode", unified, "--config", demo.config]).status == 0)
+        #expect(try CLIRunner.run(["decode", unified]).status == 1)
+        // Both legacy signature versions, in either environment.
+        for version in ["2", "3"] {
+            let legacy = try mint(["legacy", "--legacy-version", version, "--environment", "sandbox", "--product", "com.example.game.removeads"])
+            let decoded = try CLIRunner.run(["decode", legacy, "--config", demo.config, "--json"])
+            #expect(decoded.status == 0, "\(decoded.stdout)")
+            #expect(decoded.stdout.contains("\"environment\":\"Sandbox\""))
+        }
+        let jws = try mint(["jws", "--product", "com.example.game.coins.1200", "--environment", "sandbox"])
+        #expect(try CLIRunner.run(["decode", jws, "--config", demo.config]).stdout.contains("SANDBOX"))
+        // A notification about a transaction the simulator knows applies once.
+        let decoded = try CLIRunner.run(["decode", unified, "--json"])
+        let transaction = try #require(((try JSONSerialization.jsonObject(with: Data(decoded.stdout.utf8)) as? [String: Any])?["purchases"]
+            as? [[String: Any]])?.first?["transactionId"] as? String)
+        let notification = try mint(["notification", "--transaction", transaction, "--type", "DID_RENEW"])
+        #expect(try CLIRunner.run(["notify", notification] + demo.common).status == 0)
+        // What it refuses, in one line each.
+        let unknown = try CLIRunner.run(["simulator", "mint", "jws", "--product", "nope", "--config", demo.config])
+        expectFailure(unknown, 64, "--product nope is not in the config's products")
+        let workspace = try LedgerWorkspace()
+        let noSimulator = try CLIRunner.run(["simulator", "mint", "unified", "--product", "com.example.pro.monthly", "--config", workspace.configPath])
+        expectFailure(noSimulator, 64, "names no simulator")
+    }
+
     @Test func demoBuildsADatabaseThatSaysAppleIsTheSimulator() throws {
         let demo = try Demo()
         let config = try String(contentsOfFile: demo.config, encoding: .utf8)

@@ -124,7 +124,7 @@ final class RawConnection {
 
 /// One request on a fresh connection, `Connection: close`.
 func exchange(port: UInt16, method: String = "GET", path: String, headers: [(String, String)] = [],
-              body: [UInt8] = [], timeout: Double = 5) throws -> WireResponse? {
+              body: [UInt8] = [], timeout: Double = 30) throws -> WireResponse? {
     let connection = try RawConnection(port: port, receiveTimeout: timeout)
     var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
     for (name, value) in headers { head += "\(name): \(value)\r\n" }

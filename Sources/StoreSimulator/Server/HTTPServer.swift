@@ -194,7 +194,7 @@ public final class HTTPServer: @unchecked Sendable {
         runningThreads += 1
         condition.unlock()
         let connection = HTTPConnection(fd: fd, wake: wake, configuration: configuration, handler: handler,
-                                        isStopping: { [weak self] in self?.isStopping ?? true })
+                                        isStopping: { [self] in isStopping })
         let thread = Thread { [self] in
             connection.run()
             condition.lock()
