@@ -2,7 +2,7 @@ import Foundation
 import PurchaseStore
 import ReceiptCore
 
-/// `receiptdesk audit [--verify] [--target T] [--limit N]`
+/// `receiptdesk audit [--verify [--expect SEQ:HASH]] [--target T] [--limit N]`
 enum AuditCommand {
     static func run(_ arguments: [String]) throws -> ExitStatus {
         var args = Arguments(arguments)
@@ -10,20 +10,33 @@ enum AuditCommand {
         let verify = args.flag("--verify")
         let target = try args.value("--target")
         let limitText = try args.value("--limit")
+        let expectText = try args.value("--expect")
         _ = try args.finish(maxPositionals: 0)
         let limit = try limitText.map { text -> Int in
             guard let value = Int(text), value > 0, value <= 100_000 else { throw CommandFailure.usage("--limit \(text) is not between 1 and 100000") }
             return value
         } ?? 50
-        let ledger = try options.openLedger()
+        var anchor: AuditAnchor?
+        if let expectText {
+            guard verify else { throw CommandFailure.usage("--expect goes with --verify") }
+            guard let parsed = AuditAnchor(expectText) else {
+                throw CommandFailure.usage("--expect \(expectText) is not SEQ:HASH (an entry number and its 64-hex-digit hash, as audit --verify prints them)")
+            }
+            anchor = parsed
+        }
+        let ledger = try options.openLedgerForReading()
         if verify {
-            let result = try AuditLog.verify(ledger.database)
+            let result = try AuditLog.verify(ledger.database, expecting: anchor)
             if options.json {
                 print(JSONValue.object([("intact", .bool(result.isIntact)), ("checked", .int(Int64(result.checked))),
-                                        ("problem", .string(result.problem))]).serialized())
+                                        ("problem", .string(result.problem)), ("head", .string(result.head?.description))]).serialized())
+            } else if let problem = result.problem {
+                print("audit log BROKEN after \(result.checked) good entries: \(problem)")
             } else {
-                print(result.problem.map { "audit log BROKEN after \(result.checked) good entries: \($0)" }
-                      ?? "audit log intact: \(result.checked) entries verified")
+                print("audit log intact: \(result.checked) entries verified")
+                if let head = result.head {
+                    print("head \(head)  (keep it outside the database; `audit --verify --expect \(head)` checks the log still holds it)")
+                }
             }
             return result.isIntact ? .ok : .verificationFailed
         }

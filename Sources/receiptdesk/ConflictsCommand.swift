@@ -11,7 +11,7 @@ enum ConflictsCommand {
         let options = try StoreOptions.take(&args)
         let all = args.flag("--all")
         _ = try args.finish(maxPositionals: 0)
-        let ledger = try options.openLedger()
+        let ledger = try options.openLedgerForReading()
         let conflicts = try ledger.conflicts(includeResolved: all)
         let ambiguous = try ledger.ambiguousBindings()
         if options.json {

@@ -19,7 +19,7 @@ enum ConsoleCommand {
         guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else {
             throw CommandFailure.usage("the console needs a terminal; in scripts use the subcommands (receiptdesk help)")
         }
-        let ledger = try readOnly ? openReadOnly(options) : options.openLedger()
+        let ledger = try readOnly ? options.openLedgerForReading() : options.openLedger()
         var apple: AppleService?
         var appleNote: String?
         var connection: AppleConnection?
@@ -39,31 +39,5 @@ enum ConsoleCommand {
             throw CommandFailure.usage(failure.description)
         }
         return .ok
-    }
-
-    /// The database opened read-only (never created or migrated); it must be fully migrated
-    /// already. A PostgreSQL session is set read-only (`default_transaction_read_only`), so even
-    /// a bug could not write through it.
-    static func openReadOnly(_ options: StoreOptions) throws -> PurchaseLedger {
-        let database: SQLDatabase
-        if PostgresDatabase.isURL(options.databasePath) {
-            let postgres = try PostgresDatabase(url: options.databasePath)
-            guard try postgres.queryFirst("SELECT to_regclass('schema_migrations') IS NOT NULL AS found", [])?.bool("found") == true else {
-                throw StoreError(.cannotOpen, "no receiptdesk database at \(postgres.location): it has no schema_migrations table")
-            }
-            try postgres.execute("SET default_transaction_read_only = on", [])
-            database = postgres
-        } else {
-            guard FileManager.default.fileExists(atPath: options.databasePath) else {
-                throw StoreError(.cannotOpen, "no database at \(options.databasePath)")
-            }
-            database = try SQLiteDatabase(path: options.databasePath, create: false, readOnly: true)
-        }
-        let applied = try database.queryFirst("SELECT count(*) AS n FROM schema_migrations", [])?.int("n") ?? 0
-        guard applied == Int64(PurchaseSchema.migrations.count) else {
-            throw StoreError(.cannotOpen, "database \(database.location) needs migrating: open it once without --read-only")
-        }
-        let verifier = ReceiptVerifier(trust: options.trust, configuration: options.configuration)
-        return PurchaseLedger(database: database, configuration: options.configuration, verifier: verifier)
     }
 }

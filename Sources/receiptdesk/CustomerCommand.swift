@@ -11,7 +11,7 @@ enum CustomerCommand {
         switch sub {
         case "show":
             guard let id = try args.finish(maxPositionals: 1).first else { throw CommandFailure.usage("customer show needs ID") }
-            let summary = try options.openLedger().customerSummary(id)
+            let summary = try options.openLedgerForReading().customerSummary(id)
             print(options.json ? json(summary).serialized() : text(summary))
             return .ok
         case "add":

@@ -27,7 +27,7 @@ enum EntitlementCommands {
         let record = try options.openLedger(mayCreate: true).grant(customer: customer, entitlement: entitlement, until: until, reason: reason,
                                                     operatorName: options.operatorName)
         print(options.json ? LedgerJSON.grant(record).serialized()
-                           : "granted \(entitlement) to \(customer) until \(until.map(RFC3339.format) ?? "forever") (grant #\(record.grantId))")
+                           : "granted \(entitlement) to \(customer) until \(record.endsAt.map(RFC3339.format) ?? "forever") (grant #\(record.grantId))")
         return .ok
     }
 

@@ -36,13 +36,26 @@ struct StoreOptions {
     func openLedger(mayCreate: Bool = false) throws -> PurchaseLedger {
         let isFile = !PostgresDatabase.isURL(databasePath)
         let missing = isFile && !FileManager.default.fileExists(atPath: databasePath)
-        if missing && !mayCreate {
-            throw StoreError(.cannotOpen, "no database at \(databasePath): this command only reads and never creates one (check --db or RECEIPTDESK_DB)")
-        }
+        if missing && !mayCreate { throw Self.missing(databasePath) }
         let database = try PurchaseDatabase.open(databasePath, create: mayCreate)
         if missing { printError("receiptdesk: created a new purchase database at \(databasePath)") }
         let verifier = ReceiptVerifier(trust: trust, configuration: configuration)
         return PurchaseLedger(database: database, configuration: configuration, verifier: verifier)
+    }
+
+    /// The ledger over the database opened for reading only: never created, migrated or written,
+    /// and no write lock taken (see `PurchaseDatabase.openForReading`).
+    func openLedgerForReading() throws -> PurchaseLedger {
+        if !PostgresDatabase.isURL(databasePath) && !FileManager.default.fileExists(atPath: databasePath) {
+            throw Self.missing(databasePath)
+        }
+        let database = try PurchaseDatabase.openForReading(databasePath)
+        return PurchaseLedger(database: database, configuration: configuration, verifier: ReceiptVerifier(trust: trust, configuration: configuration))
+    }
+
+    /// The refusal of a database that is not there, for commands that do not create one.
+    static func missing(_ path: String) -> StoreError {
+        StoreError(.cannotOpen, "no database at \(path): this command never creates one (check --db or RECEIPTDESK_DB; import, customer add, order create, grant and db init create it)")
     }
 
     static func loginName(_ environment: [String: String]) -> String {

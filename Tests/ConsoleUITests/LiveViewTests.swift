@@ -33,6 +33,29 @@ struct LiveViewTests {
         return true
     }
 
+    /// A feed that fails while `down` is set, and otherwise reports nothing new.
+    final class FlakyFeed: ChangeNotifying {
+        var down = true
+        func waitForChange(timeout: TimeInterval) throws -> [String]? {
+            if down { throw StoreError(.cannotOpen, "lost the connection to PostgreSQL at db and cannot reconnect: is the server running?") }
+            return nil
+        }
+    }
+
+    @Test func aRecoveredLiveViewClearsItsFailureFromTheStatusLine() throws {
+        let f = try ConsoleFixture()
+        let feed = FlakyFeed()
+        let now = ConsoleFixture.now
+        let environment = ConsoleEnvironment(ledger: f.ledger, apple: nil, operatorName: "mei", readOnly: true, databaseLabel: "purchases",
+                                             clock: { now }, changes: feed, changeInterval: 0)
+        let c = ConsoleController(environment: environment, size: ScreenSize(rows: 30, columns: 120))
+        let screen = VirtualScreen(size: ScreenSize(rows: 30, columns: 120))
+        #expect(tick(c, on: screen) { screen.text.contains("cannot reconnect") }, "the failure is shown:\n\(screen.text)")
+        feed.down = false
+        #expect(tick(c, on: screen) { !screen.text.contains("cannot reconnect") }, "the failure stays after the feed recovered:\n\(screen.text)")
+        #expect(screen.text.contains("live view: connected again"))
+    }
+
     @Test(arguments: ConsoleBackend.available)
     func anotherOperatorsChangeAppearsAfterTheTickWithTheSelectionKept(_ backend: ConsoleBackend) throws {
         let f = try ConsoleFixture(backend: backend)

@@ -52,6 +52,29 @@ struct PostgresFaultTests {
         }
     }
 
+    @Test(.enabled(if: PostgresTestServer.url != nil, PostgresTestServer.skipped))
+    func aReadOnlySessionIsReadOnlyAgainAfterAReconnect() throws {
+        let f = try BackendLedgerFixture(.postgres)
+        try f.ledger.addCustomer("alice", isTester: false, operatorName: "mei")
+        let reader = try PurchaseDatabase.openForReading(f.scratch.location)
+        func writeIsRefused() -> Bool {
+            do {
+                try reader.writeTransaction { _ = try reader.execute("UPDATE customers SET is_tester = 1 WHERE customer_id = 'alice'", []) }
+                return false
+            } catch {
+                return "\(error)".contains("read-only")
+            }
+        }
+        #expect(writeIsRefused())
+        let pid = try #require(try reader.queryFirst("SELECT pg_backend_pid() AS pid", [])?.int("pid"))
+        try Self.terminate(pid, using: f.database)
+        // The next statement reconnects; the new session is read-only too.
+        _ = try? reader.queryFirst("SELECT 1 AS one", [])  // may fail once on the dead session, then reconnects
+        #expect(try reader.queryFirst("SELECT pg_backend_pid() AS pid", [])?.int("pid") != pid, "no reconnect happened")
+        #expect(writeIsRefused(), "the reconnected session accepted a write")
+        #expect(try f.count("SELECT count(*) AS n FROM customers WHERE is_tester = 1") == 0)
+    }
+
     @Test(.enabled(if: PostgresTestServer.url != nil, PostgresTestServer.skipped), arguments: [3, 8, 14])
     func theServerGoingAwayMidImportLosesNothingAndSaysSo(_ statement: Int) throws {
         let f = try BackendLedgerFixture(.postgres)

@@ -15,6 +15,9 @@ enum ChangePreview {
             case .date(let date): until = date
             case .duration(let duration): until = duration.adding(to: now)
             }
+            // The end exactly as the ledger will store it, or its refusal, before anything is shown.
+            let storedUntil: Date?
+            do { storedUntil = try PurchaseLedger.grantEnd(until, now: now) } catch let error as StoreError { throw ConsoleFailure(error.reason) }
             let known = Set(ledger.configuration.products.values.map(\.entitlement))
             if !known.isEmpty && !known.contains(entitlement) && ledger.configuration.paidToFree?.entitlement != entitlement {
                 throw ConsoleFailure("entitlement \(entitlement) is not in the catalogue (\(known.sorted().joined(separator: ", ")))")
@@ -27,14 +30,14 @@ enum ChangePreview {
             let lines: [StyledLine] = [
                 [Span("Grant ", .bold), Span(entitlement, CellStyle(.accent, bold: true)), Span(" to customer ", .bold), Span(customer, .bold)],
                 [Span("  from now (\(ConsoleFormat.dateTime(now)) UTC) "),
-                 Span(until.map { "until \(ConsoleFormat.dateTime($0)) UTC" } ?? "forever (no end)", CellStyle(bold: true))],
+                 Span(storedUntil.map { "until \(ConsoleFormat.dateTime($0)) UTC" } ?? "forever (no end)", CellStyle(bold: true))],
                 [Span("  reason: ", .muted), Span("\"\(reason)\"")],
                 [],
                 [Span("Today: ", .muted), Span(current.map { $0.isActive ? "\(entitlement) is held: \($0.reason)" : "\(entitlement) is not held: \($0.reason)" }
                     ?? "\(customer) has never held \(entitlement)")],
                 [Span("Writes: ", .muted), Span("one manual grant by \(operatorName); \(customer)'s entitlements recomputed; one audit entry \"grant\"")],
             ]
-            return Confirmation(change: .grant(customer: customer, entitlement: entitlement, end: until.map { .date($0) } ?? .forever, reason: reason),
+            return Confirmation(change: .grant(customer: customer, entitlement: entitlement, end: storedUntil.map { .date($0) } ?? .forever, reason: reason),
                                 title: "Grant: confirm", lines: lines)
         case .revoke(let customer, let target, let reason):
             let summary = try ledger.customerSummary(customer)

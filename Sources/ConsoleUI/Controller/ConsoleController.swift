@@ -83,8 +83,13 @@ public final class ConsoleController {
         if let last = lastChangeCheck, now - last < .milliseconds(Int(environment.changeInterval * 1000)) { return false }
         lastChangeCheck = now
         do {
-            guard try environment.lock.run({ _ in try changes.waitForChange(timeout: 0) }) != nil else { return false }
-            changeFailure = nil
+            let change = try environment.lock.run { _ in try changes.waitForChange(timeout: 0) }
+            if let failure = changeFailure {
+                changeFailure = nil
+                dispatch(.liveViewRecovered(failure: failure))
+                return true
+            }
+            guard change != nil else { return false }
             dispatch(.backgroundChanged)
             return true
         } catch {

@@ -16,6 +16,9 @@ enum ConsoleAction {
     case refused(String)
     case changeApplied(String)
     case changeFailed(String)
+    /// The live view works again after `failure`: its message leaves the status line (the
+    /// lists reload, in case something changed while it was away).
+    case liveViewRecovered(failure: String)
     case reverifyFinished([ReverifyReport], cancelled: Bool)
     /// The re-verification could not start; nothing was asked.
     case jobFailed(String)

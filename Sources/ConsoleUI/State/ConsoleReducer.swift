@@ -67,6 +67,9 @@ enum ConsoleReducer {
         case .changeFailed(let text):
             state.message = StatusMessage(text: text, kind: .error)
             return []
+        case .liveViewRecovered(let failure):
+            if state.message?.text == failure { state.message = StatusMessage(text: "live view: connected again", kind: .info) }
+            return refreshAll(&state)
         case .jobFailed(let text):
             state.job = nil
             state.message = StatusMessage(text: text, kind: .error)

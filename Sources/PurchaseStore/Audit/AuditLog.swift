@@ -20,7 +20,32 @@ public struct AuditVerification: Sendable, Equatable {
     public let checked: Int
     /// The first problem ("entry 17 was altered", "entry 18 was removed"), nil when the chain holds.
     public let problem: String?
+    /// The last entry of the chain as verified (sequence and hash): an anchor to keep outside
+    /// the database and check later (`expecting:`), nil for an empty log.
+    public var head: AuditAnchor? = nil
     public var isIntact: Bool { problem == nil }
+}
+
+/// An entry of the audit chain named by its sequence number and hash (`SEQ:HASH`), kept outside
+/// the database: a log that was truncated and its head rewritten to match no longer holds it.
+public struct AuditAnchor: Sendable, Equatable, CustomStringConvertible {
+    public let seq: Int64
+    public let hash: String
+
+    public init(seq: Int64, hash: String) {
+        self.seq = seq
+        self.hash = hash
+    }
+
+    /// Parses `SEQ:HASH` (a positive sequence number, 64 lower-case hex digits).
+    public init?(_ text: String) {
+        let parts = text.split(separator: ":", maxSplits: 1)
+        guard parts.count == 2, let seq = Int64(parts[0]), seq > 0, parts[1].count == 64,
+              parts[1].utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }) else { return nil }
+        self.init(seq: seq, hash: String(parts[1]))
+    }
+
+    public var description: String { "\(seq):\(hash)" }
 }
 
 /// The append-only, hash-chained audit log. Each entry's hash covers its own fields and the hash
@@ -87,7 +112,13 @@ public enum AuditLog {
     }
 
     /// Recomputes the whole chain, page by page, and names the first entry altered or removed.
-    public static func verify(_ database: SQLDatabase) throws -> AuditVerification {
+    /// Every row of the table is part of the check: a row outside the chain (a sequence number
+    /// below 1, or past the head) is tampering. With `expecting`, the log must still hold that
+    /// entry with that hash.
+    public static func verify(_ database: SQLDatabase, expecting anchor: AuditAnchor? = nil) throws -> AuditVerification {
+        if let outside = try database.queryFirst("SELECT seq, operator, action FROM audit_log WHERE seq < 1 ORDER BY seq LIMIT 1", []) {
+            return AuditVerification(checked: 0, problem: "entry #\(outside.int("seq") ?? 0) (\(outside.string("action") ?? "?") by \(outside.string("operator") ?? "?")) lies outside the chain, which starts at entry 1: it was added by hand")
+        }
         var expectedSeq: Int64 = 1
         var previous = genesis
         var checked = 0
@@ -127,7 +158,17 @@ public enum AuditLog {
             }
             return AuditVerification(checked: checked, problem: "the audit head was altered: it names entry \(headSeq), the log ends at \(expectedSeq - 1)")
         }
-        return AuditVerification(checked: checked, problem: nil)
+        let last = checked == 0 ? nil : AuditAnchor(seq: expectedSeq - 1, hash: previous)
+        if let anchor {
+            let held = try database.queryFirst("SELECT hash FROM audit_log WHERE seq = ?", [.integer(anchor.seq)])?.string("hash")
+            guard held == anchor.hash else {
+                let what = held == nil ? "no longer holds entry \(anchor.seq) (it ends at \(expectedSeq - 1))"
+                                       : "holds another entry \(anchor.seq) than the anchor names"
+                return AuditVerification(checked: checked, problem: "the log \(what): it was truncated or rewritten since the anchor \(anchor) was taken",
+                                         head: last)
+            }
+        }
+        return AuditVerification(checked: checked, problem: nil, head: last)
     }
 
     /// Entries newest first, optionally for one target, before `beforeSeq` (for paging).

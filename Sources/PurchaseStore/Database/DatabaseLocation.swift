@@ -12,15 +12,21 @@ public enum DatabaseLocation {
     }
 }
 
-/// Opens a purchase database and brings its schema up to date.
+/// Opens a purchase database: for writing (created when asked, its schema brought up to date) or
+/// for reading (read-only, never created, migrated or converted, and without any write lock).
 public enum PurchaseDatabase {
     /// Opens the database at `location` (creating the file and its folder when `create`), migrated.
-    /// A `postgres://` or `postgresql://` URL opens PostgreSQL instead (`PostgresDatabase`).
+    /// A `postgres://` or `postgresql://` URL opens PostgreSQL instead (`PostgresDatabase`). An
+    /// existing SQLite file that is not a receiptdesk database is refused before anything in it
+    /// changes (not even its journal mode).
     public static func open(_ location: String, create: Bool = true) throws -> SQLDatabase {
         if PostgresDatabase.isURL(location) {
             return try PostgresDatabase.openPurchaseDatabase(url: location, create: create)
         }
-        if create {
+        try refuseSpecialFile(location)
+        if FileManager.default.fileExists(atPath: location) {
+            try refuseForeignFile(location)
+        } else if create {
             let folder = (location as NSString).deletingLastPathComponent
             if !folder.isEmpty && !FileManager.default.fileExists(atPath: folder) {
                 do {
@@ -29,11 +35,64 @@ public enum PurchaseDatabase {
                     throw StoreError(.cannotOpen, "cannot create the folder \(folder) for the database: \(error.localizedDescription)")
                 }
             }
-        } else if !FileManager.default.fileExists(atPath: location) {
+        } else {
             throw StoreError(.cannotOpen, "no database at \(location)")
         }
         let database = try SQLiteDatabase(path: location, create: create)
         try MigrationRunner.migrate(database)
         return database
+    }
+
+    /// Opens the database for reading only: it must exist and be fully migrated (readers never
+    /// migrate: `receiptdesk db init` does). A SQLite file is opened read-only (a file the user
+    /// may only read opens), a PostgreSQL session is made read-only (`default_transaction_read_only`,
+    /// kept across reconnects). No write lock is taken, so a writer never makes a reader wait.
+    public static func openForReading(_ location: String) throws -> SQLDatabase {
+        let database: SQLDatabase
+        if PostgresDatabase.isURL(location) {
+            let postgres = try PostgresDatabase(url: location, readOnly: true)
+            guard try postgres.queryFirst("SELECT to_regclass('schema_migrations') IS NOT NULL AS found", [])?.bool("found") == true else {
+                throw StoreError(.cannotOpen, "no receiptdesk database at \(postgres.location): it has no schema_migrations table")
+            }
+            database = postgres
+        } else {
+            try refuseSpecialFile(location)
+            guard FileManager.default.fileExists(atPath: location) else { throw StoreError(.cannotOpen, "no database at \(location)") }
+            try refuseForeignFile(location)
+            database = try SQLiteDatabase(path: location, create: false, readOnly: true, immutable: needsImmutableOpen(location))
+        }
+        try MigrationRunner.requireCurrent(database)
+        return database
+    }
+
+    /// Whether a read-only open needs `immutable`: the folder may not be written by this user
+    /// and holds no `-shm` file, so SQLite could not make the one a WAL database needs (and no
+    /// writer is at work there, or it would have made it).
+    static func needsImmutableOpen(_ location: String) -> Bool {
+        let folder = (location as NSString).deletingLastPathComponent
+        return access(folder.isEmpty ? "." : folder, W_OK) != 0 && !FileManager.default.fileExists(atPath: location + "-shm")
+    }
+
+    /// Refuses a path that exists but is not a regular file (`/dev/null`, a folder, a pipe)
+    /// before SQLite touches it.
+    static func refuseSpecialFile(_ location: String) throws {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: location, isDirectory: &isDirectory) else { return }
+        let type = (try? FileManager.default.attributesOfItem(atPath: location)[.type] as? FileAttributeType) ?? nil  // unreadable: SQLite says why
+        guard !isDirectory.boolValue, type == nil || type == .typeRegular else {
+            throw StoreError(.cannotOpen, "\(location) is not a regular file: give --db the path of a database file")
+        }
+    }
+
+    /// Refuses an existing SQLite file that holds tables but no `schema_migrations`: somebody
+    /// else's database, opened read-only to look, so that nothing in it changes.
+    static func refuseForeignFile(_ location: String) throws {
+        let size = (try? FileManager.default.attributesOfItem(atPath: location)[.size] as? Int) ?? nil  // unreadable: SQLite says why
+        guard size != 0 else { return }  // an empty file becomes a new database
+        let probe = try SQLiteDatabase(path: location, create: false, readOnly: true, immutable: needsImmutableOpen(location))
+        let tables = try probe.query("SELECT name FROM sqlite_master WHERE type = 'table'", []).compactMap { $0.string("name") }
+        guard tables.isEmpty || tables.contains("schema_migrations") else {
+            throw StoreError(.cannotOpen, "\(location) is not a receiptdesk database (it holds \(tables.count) other table\(tables.count == 1 ? "" : "s"), no schema_migrations): nothing was changed")
+        }
     }
 }

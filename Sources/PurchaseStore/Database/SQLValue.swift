@@ -65,6 +65,10 @@ public struct SQLRow: Sendable {
 
 /// How the store writes dates: RFC 3339 UTC with milliseconds, fixed width so text order is time order.
 public enum StoreDates {
+    /// The latest instant the store can write (9999-12-31T23:59:59.999Z): years have four digits.
+    /// Dates after it are refused where they enter (a grant's end), never written wrapped.
+    public static let latest = RFC3339.instant(milliseconds: 253_402_300_799_999)
+
     public static func format(_ date: Date) -> String {
         let millis = (date.timeIntervalSince1970 * 1000).rounded()
         let civil = CivilTime(Date(timeIntervalSince1970: millis / 1000))

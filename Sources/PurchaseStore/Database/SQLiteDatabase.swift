@@ -19,12 +19,20 @@ public final class SQLiteDatabase: SQLDatabase {
     /// How long a writer waits for another before giving up with `StoreError.busy`.
     public static let busyTimeoutMilliseconds: Int32 = 10_000
 
-    /// Opens (creating when `create`) the database at `path`.
-    public init(path: String, create: Bool = true, readOnly: Bool = false) throws {
+    /// Opens (creating when `create`) the database at `path`. `immutable` (read-only only) tells
+    /// SQLite nothing can change the file while it is open, so it needs no lock or shared-memory
+    /// file: for a database in a folder this user may not write, where no writer is at work.
+    public init(path: String, create: Bool = true, readOnly: Bool = false, immutable: Bool = false) throws {
         var db: OpaquePointer?
-        let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0))
+        var flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0))
             | SQLITE_OPEN_NOMUTEX
-        let code = sqlite3_open_v2(path, &db, flags, nil)
+        var name = path
+        if readOnly && immutable {
+            let allowed = CharacterSet.urlPathAllowed.subtracting(CharacterSet(charactersIn: "?#%"))
+            name = "file:" + (path.addingPercentEncoding(withAllowedCharacters: allowed) ?? path) + "?immutable=1"
+            flags |= SQLITE_OPEN_URI
+        }
+        let code = sqlite3_open_v2(name, &db, flags, nil)
         guard code == SQLITE_OK, let db else {
             let detail = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
             if let db { sqlite3_close_v2(db) }

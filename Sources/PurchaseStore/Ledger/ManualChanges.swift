@@ -15,9 +15,7 @@ extension PurchaseLedger {
             throw StoreError(.invalidInput, "entitlement \(entitlement) is not in the catalogue (known: \(known.sorted().joined(separator: ", ")))")
         }
         let now = clock()
-        if let until, until <= now {
-            throw StoreError(.invalidInput, "--until \(RFC3339.format(until)) is not in the future")
-        }
+        let until = try Self.grantEnd(until, now: now)
         do {
             return try database.writeTransaction {
                 try requireCustomer(customerId)
@@ -49,6 +47,18 @@ extension PurchaseLedger {
         } catch let error as StoreError where error.code == .constraint {
             throw StoreError(.alreadyExists, "customer \(customerId) already has a grant of \(entitlement) in force: nothing changed")
         }
+    }
+
+    /// The end a grant will be stored with: truncated to the millisecond (what is printed, audited
+    /// and stored is that one instant), after `now`, and no later than `StoreDates.latest`.
+    public static func grantEnd(_ until: Date?, now: Date) throws -> Date? {
+        guard let until else { return nil }
+        guard until.timeIntervalSince1970.isFinite, until <= StoreDates.latest else {
+            throw StoreError(.invalidInput, "until \(RFC3339.format(until)) is after \(RFC3339.format(StoreDates.latest)), the latest date receiptdesk stores (a grant without an end lasts forever)")
+        }
+        let end = RFC3339.truncatedToMilliseconds(until)
+        guard end > now else { throw StoreError(.invalidInput, "until \(RFC3339.format(end)) is not in the future") }
+        return end
     }
 
     /// Revokes a manual grant (`grantId`), or an entitlement however it is held (open grants are

@@ -8,7 +8,10 @@ public final class PurchaseLedger {
     public let database: SQLDatabase
     public let configuration: StoreConfiguration
     public let verifier: ReceiptVerifier
-    /// The ledger's clock, injected so tests can fix time; the core itself never reads one.
+    /// The ledger's clock, injected so tests can fix time; the core itself never reads one. Every
+    /// reading is truncated to the millisecond (the precision dates are stored with), so one
+    /// change stores, audits and refreshes at the very instant it read, and never at a stored
+    /// instant rounded past it.
     let clock: () -> Date
     /// Set while `importStream` runs on SQLite (see `EntitlementCache`).
     var entitlementCache: EntitlementCache?
@@ -27,7 +30,7 @@ public final class PurchaseLedger {
         self.database = database
         self.configuration = configuration
         self.verifier = verifier
-        self.clock = clock
+        self.clock = { RFC3339.truncatedToMilliseconds(clock()) }
     }
 
     // MARK: shared steps

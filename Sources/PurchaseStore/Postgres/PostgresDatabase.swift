@@ -88,9 +88,15 @@ public final class PostgresDatabase: SQLDatabase {
 
     /// Connects to the server named by `url` (see `PostgresConnection.init(url:)` for where the
     /// password comes from). Does not migrate: `PurchaseDatabase.open` does.
-    public init(url: String) throws {
+    /// Whether every session of this connection is read-only (`default_transaction_read_only`),
+    /// the first and every one after a reconnect.
+    public let isReadOnly: Bool
+
+    /// Connects to `url`; with `readOnly`, every transaction of every session is read-only.
+    public init(url: String, readOnly: Bool = false) throws {
         connection = try PostgresConnection(url: url)
         location = connection.endpoint
+        isReadOnly = readOnly
         try configureSession()
     }
 
@@ -102,6 +108,7 @@ public final class PostgresDatabase: SQLDatabase {
                 SET client_min_messages = warning; SET lock_timeout = '\(busy)ms'; SET bytea_output = 'hex';
                 SET standard_conforming_strings = on; SET TIME ZONE 'UTC'
                 """)
+            if isReadOnly { _ = try connection.executeScript("SET default_transaction_read_only = on") }
             let row = try connection.execute("""
                 SELECT coalesce(current_schema(), '') AS schema, hashtext('receiptdesk:' || coalesce(current_schema(), '')) AS lock_key
                 """, []).rows.first

@@ -35,6 +35,14 @@ public enum MigrationRunner {
         }
     }
 
+    /// Refuses a database whose schema is behind this receiptdesk (or ahead of it), without changing it.
+    public static func requireCurrent(_ database: SQLDatabase, _ migrations: [Migration] = PurchaseSchema.migrations) throws {
+        let applied = try appliedCount(database, migrations)
+        guard applied == migrations.count else {
+            throw StoreError(.cannotOpen, "database \(database.location) has \(applied) of the \(migrations.count) schema migrations this receiptdesk needs; commands that only read never migrate: run `receiptdesk db init` (or any command that writes) first")
+        }
+    }
+
     /// How many of `migrations` the database has, refusing one migrated further by a newer receiptdesk.
     private static func appliedCount(_ database: SQLDatabase, _ migrations: [Migration]) throws -> Int {
         let applied = try database.query("SELECT position, name FROM schema_migrations ORDER BY position", [])

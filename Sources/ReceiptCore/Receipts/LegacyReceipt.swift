@@ -287,7 +287,7 @@ private struct LegacyFields {
 
     static func parseMilliseconds(_ text: String) -> Date? {
         guard (1...15).contains(text.utf8.count), text.utf8.allSatisfy({ (48...57).contains($0) }),
-              let ms = Int64(text) else { return nil }
+              let ms = Int64(text), RFC3339.isStorableMilliseconds(Double(ms)) else { return nil }
         return RFC3339.fromMilliseconds(Double(ms))
     }
 

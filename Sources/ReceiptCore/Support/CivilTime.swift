@@ -61,6 +61,11 @@ public struct CivilTime: Equatable, Sendable {
     }
 
     /// The instant these UTC fields name.
+    /// Whole seconds since 1970-01-01T00:00:00Z.
+    public var secondsSinceEpoch: Int64 {
+        Int64(daysSinceEpoch) * 86_400 + Int64(hour * 3600 + minute * 60 + second)
+    }
+
     public var date: Date {
         let seconds = daysSinceEpoch * 86_400 + hour * 3600 + minute * 60 + second
         return Date(timeIntervalSince1970: Double(seconds) + Double(nanosecond) / 1e9)

@@ -113,11 +113,13 @@ public struct JSONObject: @unchecked Sendable {
         case nil, is NSNull: return nil
         case let number as NSNumber where !JSONObject.isBool(number):
             let ms = number.doubleValue
-            guard ms.isFinite, abs(ms) < 1e15 else { throw ReceiptError(.badValue, "\(what): `\(key)` is not a date in milliseconds: \(number)") }
+            guard RFC3339.isStorableMilliseconds(ms) else {
+                throw ReceiptError(.badValue, "\(what): `\(key)` is not a date in milliseconds within the years 0000–9999: \(number)")
+            }
             return RFC3339.fromMilliseconds(ms)
         case let text as String:
-            guard let ms = Double(text), ms.isFinite, abs(ms) < 1e15 else {
-                throw ReceiptError(.badValue, "\(what): `\(key)` is not a date in milliseconds: '\(text.prefix(40))'")
+            guard let ms = Double(text), RFC3339.isStorableMilliseconds(ms) else {
+                throw ReceiptError(.badValue, "\(what): `\(key)` is not a date in milliseconds within the years 0000–9999: '\(text.prefix(40))'")
             }
             return RFC3339.fromMilliseconds(ms)
         default: throw ReceiptError(.unexpectedTag, "\(what): `\(key)` is not a date in milliseconds")

@@ -60,7 +60,32 @@ public enum RFC3339 {
         let civil = CivilTime(year: year, month: month, day: day, hour: hour, minute: minute,
                               second: second, nanosecond: nanos)
         guard civil.isValid else { return nil }
-        return civil.date.addingTimeInterval(Double(-offset))
+        let seconds: Int64 = civil.secondsSinceEpoch - Int64(offset)
+        let millis: Int64 = Int64(nanos / 1_000_000)
+        return instant(milliseconds: seconds * 1000 + millis)
+    }
+
+    /// UNIX milliseconds from 0000-01-01 to 9999-12-31T23:59:59.999Z: the dates an artefact may
+    /// carry (four-digit years, as every store and format here writes them; Xcode writes year 1
+    /// for an app transaction's unknown original purchase).
+    public static func isStorableMilliseconds(_ ms: Double) -> Bool {
+        ms.isFinite && ms >= -62_167_219_200_000 && ms <= 253_402_300_799_999
+    }
+
+    /// The one Double every whole millisecond is represented by: whatever a date was made from
+    /// (text, UNIX milliseconds, a clock reading truncated), the same millisecond is the same
+    /// `Date`, so a stored instant read back compares equal to the one that was stored.
+    public static func instant(milliseconds: Int64) -> Date {
+        Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+    }
+
+    /// `date` truncated to its millisecond (never rounded up into the future), as `instant`
+    /// represents it. A reading already on a millisecond (its Double a hair below it) stays there.
+    public static func truncatedToMilliseconds(_ date: Date) -> Date {
+        let exact = date.timeIntervalSince1970 * 1000
+        guard exact.isFinite, abs(exact) < 9e15 else { return date }
+        let nearest = exact.rounded()
+        return instant(milliseconds: Int64(abs(exact - nearest) < 1e-3 ? nearest : exact.rounded(.down)))
     }
 
     /// `date` in UTC as `2025-12-26T18:39:47Z`, with milliseconds only when there are some.
@@ -104,6 +129,7 @@ public enum RFC3339 {
     /// The instant `ms` milliseconds after 1970, truncated to a whole millisecond as Apple's
     /// libraries do (Xcode writes fractions: 1697679936049.7297 is …:36.049, not .050).
     public static func fromMilliseconds(_ ms: Double) -> Date {
-        Date(timeIntervalSince1970: ms.rounded(.down) / 1000)
+        guard ms.isFinite, abs(ms) < 9e15 else { return Date(timeIntervalSince1970: ms / 1000) }
+        return instant(milliseconds: Int64(ms.rounded(.down)))
     }
 }
