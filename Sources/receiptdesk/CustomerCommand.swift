@@ -17,7 +17,7 @@ enum CustomerCommand {
         case "add":
             let tester = args.flag("--tester")
             guard let id = try args.finish(maxPositionals: 1).first else { throw CommandFailure.usage("customer add needs ID") }
-            let changed = try options.openLedger(mayCreate: true).addCustomer(id, isTester: tester, operatorName: options.operatorName)
+            let changed = try options.openLedger(mayCreate: true, checking: [(id, "customer id")]).addCustomer(id, isTester: tester, operatorName: options.operatorName)
             print(changed ? "customer \(id) \(tester ? "is a sandbox tester" : "added")" : "customer \(id): nothing changed")
             return .ok
         default:

@@ -64,6 +64,14 @@ enum DatabaseCommand {
             report = try DatabaseCopy.copy(from: source, to: target) { table, rows in
                 if !json { printError("  copied \(table): \(rows) rows") }
             }
+            // A copy that did not verify is not left for anyone to use, nor in a re-run's way.
+            if !report.isVerified {
+                if createdFile {
+                    for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: to + suffix) }  // ours
+                } else {
+                    try DatabaseCopy.empty(target)
+                }
+            }
         } catch {
             if createdFile {
                 for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: to + suffix) }  // best effort: ours, and empty
@@ -94,7 +102,7 @@ enum DatabaseCommand {
                 print("audit chain intact on the target: \(report.audit.checked) entries"
                       + (report.auditHeadMatches ? ", ending where the source's ends" : ", but its head differs from the source's"))
             }
-            if !report.isVerified { print("the copy does NOT match the source: do not use the target") }
+            if !report.isVerified { print("the copy does NOT match the source: the target was \(createdFile ? "removed" : "emptied"); copy again") }
         }
         return report.isVerified ? .ok : .verificationFailed
     }

@@ -28,7 +28,24 @@ enum DemoCommand {
             }
             for suffix in ["-wal", "-shm"] { try? manager.removeItem(atPath: path + suffix) }  // may not exist
         }
+        let folderExisted = manager.fileExists(atPath: folder.path)
+        let made = [(path as NSString).lastPathComponent, (path as NSString).lastPathComponent + "-wal",
+                    (path as NSString).lastPathComponent + "-shm", "config.json", "simulator", "shared-secret", "AuthKey_DEMOKEY01.p8"]
+            .map { folder.appendingPathComponent($0) }.filter { !manager.fileExists(atPath: $0.path) }
         try manager.createDirectory(at: folder, withIntermediateDirectories: true)
+        do {
+            return try build(path: path, folder: folder, customers: customers, operatorName: operatorName)
+        } catch {
+            // A demo that failed halfway leaves nothing behind: what this run made goes again
+            // (and only that: a file that was there before stays).
+            for url in made { try? manager.removeItem(at: url) }  // absent files are fine
+            if !folderExisted { try? manager.removeItem(at: folder) }
+            throw error
+        }
+    }
+
+    /// Builds the demo into `folder` (the database at `path`).
+    static func build(path: String, folder: URL, customers: Int, operatorName: String) throws -> ExitStatus {
         let started = Date()
         let configPath = try writeDemoFiles(folder)
         let configuration = try StoreConfiguration(json: Array(try Data(contentsOf: URL(fileURLWithPath: configPath))), source: configPath)

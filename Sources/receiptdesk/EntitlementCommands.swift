@@ -24,7 +24,7 @@ enum EntitlementCommands {
             }
             until = duration.adding(to: Date())
         }
-        let record = try options.openLedger(mayCreate: true).grant(customer: customer, entitlement: entitlement, until: until, reason: reason,
+        let record = try options.openLedger(mayCreate: true, checking: [(customer, "customer id"), (entitlement, "entitlement")]).grant(customer: customer, entitlement: entitlement, until: until, reason: reason,
                                                     operatorName: options.operatorName)
         print(options.json ? LedgerJSON.grant(record).serialized()
                            : "granted \(entitlement) to \(customer) until \(record.endsAt.map(RFC3339.format) ?? "forever") (grant #\(record.grantId))")

@@ -31,7 +31,7 @@ struct CommandFailure: Error {
         case let store as StoreError:
             switch store.code {
             case .busy: return CommandFailure(status: .temporaryFailure, message: store.reason)
-            case .cannotOpen, .schemaTooNew: return CommandFailure(status: .unavailable, message: store.reason)
+            case .cannotOpen, .schemaTooNew, .corrupt: return CommandFailure(status: .unavailable, message: store.reason)
             case .invalidInput: return CommandFailure(status: .usage, message: store.reason)
             case .notVerified, .auditBroken: return CommandFailure(status: .verificationFailed, message: store.reason)
             default: return CommandFailure(status: .badInput, message: store.reason)
@@ -39,9 +39,4 @@ struct CommandFailure: Error {
         default: return CommandFailure(status: .badInput, message: "\(error)")
         }
     }
-}
-
-/// Writes a line to standard error.
-func printError(_ text: String) {
-    FileHandle.standardError.write(Data((text + "\n").utf8))
 }

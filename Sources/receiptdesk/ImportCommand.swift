@@ -14,7 +14,7 @@ enum ImportCommand {
         let source = try args.value("--source") ?? "import"
         let files = try args.finish(maxPositionals: 1_000_000)
         guard !files.isEmpty else { throw CommandFailure.usage("import needs at least one FILE (or - for standard input)") }
-        let ledger = try options.openLedger(mayCreate: true)
+        let ledger = try options.openLedger(mayCreate: true, checking: [(customer, "customer id"), (order, "order id")])
         var failures = 0
         var busy = false
         var notValid = false

@@ -10,7 +10,7 @@ enum LookupOrderCommand {
         let options = try StoreOptions.take(&args)
         guard let customer = try args.value("--customer") else { throw CommandFailure.usage("lookup-order needs --customer ID") }
         guard let orderId = try args.finish(maxPositionals: 1).first else { throw CommandFailure.usage("lookup-order needs ORDER_ID") }
-        let ledger = try options.openLedger(mayCreate: true)
+        let ledger = try options.openLedger(mayCreate: true, checking: [(customer, "customer id"), (orderId, "order id")])
         let connection = try AppleConnection.open(options.configuration, baseTrust: options.trust)
         defer { connection.close() }
         guard let client = connection.service.serverAPI else {

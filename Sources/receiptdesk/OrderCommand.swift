@@ -17,7 +17,7 @@ enum OrderCommand {
             }
             let token = try args.value("--account-token")
             _ = try args.finish(maxPositionals: 0)
-            let (record, created) = try options.openLedger(mayCreate: true).createOrder(order, customer: customer, product: product,
+            let (record, created) = try options.openLedger(mayCreate: true, checking: [(customer, "customer id"), (order, "order id"), (product, "product id")]).createOrder(order, customer: customer, product: product,
                                                                          accountToken: token, operatorName: options.operatorName)
             print(options.json ? LedgerJSON.order(record).serialized()
                                : "order \(record.orderId) \(created ? "created" : "already exists"): customer \(record.customerId), product \(record.productId), \(record.status)")

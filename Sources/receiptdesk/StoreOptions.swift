@@ -18,6 +18,8 @@ struct StoreOptions {
         let db = DatabaseLocation.resolve(argument: try args.value("--db"), environment: environment)
         let configArgument = try args.value("--config")
         let operatorName = try args.value("--operator") ?? loginName(environment)
+        // Checked before anything is opened, so a refused name creates no database.
+        do { try Validate.checkOperatorGiven(operatorName) } catch let error as StoreError { throw CommandFailure.usage(error.reason) }
         let json = args.flag("--json")
         let anchorPaths = try args.values("--trust-anchor")
         let intermediatePaths = try args.values("--legacy-intermediate")
@@ -33,7 +35,14 @@ struct StoreOptions {
     /// Only commands that write (`mayCreate`) may create a SQLite database that is not there, and
     /// they say so on standard error; every other command refuses a missing one (exit 69) rather
     /// than answer from an empty database made on the spot (a typo in `--db` is not an all-clear).
-    func openLedger(mayCreate: Bool = false) throws -> PurchaseLedger {
+    /// `ids` (value and what it is) are checked first, so input the ledger would refuse never
+    /// leaves a new empty database behind.
+    func openLedger(mayCreate: Bool = false, checking ids: [(String?, String)] = []) throws -> PurchaseLedger {
+        do {
+            for (value, what) in ids { if let value { try Validate.checkIdentifier(value, what) } }
+        } catch let error as StoreError {
+            throw CommandFailure.usage(error.reason)
+        }
         let isFile = !PostgresDatabase.isURL(databasePath)
         let missing = isFile && !FileManager.default.fileExists(atPath: databasePath)
         if missing && !mayCreate { throw Self.missing(databasePath) }

@@ -14,7 +14,7 @@ struct RenderingTests {
         #expect(DisplayWidth.of("Ἀθηνᾶ") == 5)
         #expect(DisplayWidth.of("😀") == 2)
         #expect(DisplayWidth.of("✓✗⚠●◆▸▾─│█") == 10, "the console's own glyphs are narrow")
-        #expect(DisplayWidth.of("a\u{200B}b") == 2, "zero-width space")
+        #expect(DisplayWidth.of("a\u{200B}b") == 3, "a zero-width space reaches the screen as U+FFFD, one column")
     }
 
     @Test func controlCharactersAreReplaced() {
@@ -22,6 +22,24 @@ struct RenderingTests {
         let screen = VirtualScreen(size: ScreenSize(rows: 1, columns: 10))
         screen.put("x\u{1B}y", row: 0, column: 0)
         #expect(screen.lines == ["x\u{FFFD}y"])
+    }
+
+    @Test func bidiAndZeroWidthCharactersNeverReachTheScreen() {
+        // A family emoji joined with U+200D, a right-to-left override, a zero-width space: each
+        // is replaced, so what the terminal draws takes the columns counted here.
+        let family = "👨\u{200D}👩\u{200D}👧"
+        #expect(DisplayWidth.sanitized(family) == "👨\u{FFFD}👩\u{FFFD}👧")
+        #expect(DisplayWidth.sanitized("cust\u{202E}0100") == "cust\u{FFFD}0100")
+        #expect(DisplayWidth.sanitized("a\u{200B}b\u{2066}c\u{FEFF}") == "a\u{FFFD}b\u{FFFD}c\u{FFFD}")
+        // Variation selectors and combining marks are not touched.
+        #expect(DisplayWidth.sanitized("❤\u{FE0F} e\u{301}") == "❤\u{FE0F} e\u{301}")
+        let screen = VirtualScreen(size: ScreenSize(rows: 2, columns: 20))
+        for (row, name) in ["\(family) kid", "x\u{200B}y\u{202E}z"].enumerated() {
+            screen.put(Columns.layout([.init(name, .plain, nil), .init("9", .plain, 2, right: true)], total: 20), row: row, column: 0, width: 20)
+            #expect(!screen.text(row: row).unicodeScalars.contains { [0x200D, 0x200B, 0x202E].contains($0.value) })
+            #expect(DisplayWidth.of(screen.text(row: row)) == 20)
+            #expect(screen.text(row: row).hasSuffix(" 9"), "the count column stays put: \(screen.text(row: row))")
+        }
     }
 
     @Test(arguments: 0...12) func truncationNeverExceedsTheWidth(width: Int) {

@@ -74,6 +74,41 @@ struct PostgresCopyTests {
         }
     }
 
+    /// Another operator grants while the copy runs (from the moment its last table is written):
+    /// the grant waits for the copy and its verification, so the copy verifies, and the grant
+    /// lands in the source afterwards.
+    @Test(arguments: TestBackend.available)
+    func aChangeDuringTheCopyNeverMakesACorrectCopyLookWrong(_ backend: TestBackend) throws {
+        let source = try BackendLedgerFixture(backend)
+        try Self.populate(source)
+        let target = try ScratchDatabase(backend)
+        let other = source.makeLedger(try source.scratch.open())
+        let done = DispatchSemaphore(value: 0)
+        // Written by the thread before it signals; the ledger is used by that thread alone.
+        final class Box: @unchecked Sendable {
+            var error: Error?
+            let ledger: PurchaseLedger
+            init(_ ledger: PurchaseLedger) { self.ledger = ledger }
+        }
+        let box = Box(other)
+        var started = false
+        let report = try DatabaseCopy.copy(from: source.database, to: try target.open()) { table, _ in
+            guard table == "audit_head", !started else { return }
+            started = true
+            Thread.detachNewThread {
+                do { _ = try box.ledger.grant(customer: "alice", entitlement: "coins", until: nil, reason: "during the copy", operatorName: "li") } catch {
+                    box.error = error
+                }
+                done.signal()
+            }
+            usleep(200_000)  // the grant is now waiting for the source's lock
+        }
+        done.wait()
+        #expect(report.isVerified, "\(report.tables.filter { !$0.isIdentical })")
+        #expect(box.error == nil, "the grant failed: \(String(describing: box.error))")
+        #expect(try source.count("SELECT count(*) AS n FROM grants WHERE reason = 'during the copy'") == 1)
+    }
+
     @Test(arguments: TestBackend.available)
     func aCopyIsRefusedIntoADatabaseWithDataOrFromABrokenChain(_ backend: TestBackend) throws {
         let source = try BackendLedgerFixture(backend)

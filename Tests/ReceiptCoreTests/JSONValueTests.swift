@@ -18,7 +18,9 @@ struct JSONValueTests {
     @Test func stringsAreEscapedWhereJSONRequiresAndOtherwiseCopiedWhole() {
         #expect(JSONValue.string("plain text, ünïcödé, 漢字, 🙂").serialized() == "\"plain text, ünïcödé, 漢字, 🙂\"")
         #expect(JSONValue.string("quote \" backslash \\ slash /").serialized() == #""quote \" backslash \\ slash /""#)
-        #expect(JSONValue.string("\n\r\t\u{0}\u{1F}\u{7F}").serialized() == #""\n\r\t\u0000\u001f"# + "\u{7F}\"")
+        // DEL, C1, bidirectional and zero-width characters too, so JSON output never carries one raw to a terminal.
+        #expect(JSONValue.string("\n\r\t\u{0}\u{1F}\u{7F}").serialized() == #""\n\r\t\u0000\u001f\u007f""#)
+        #expect(JSONValue.string("a\u{85}b\u{202E}c\u{200D}d 漢").serialized() == #""a\u0085b\u202ec\u200dd 漢""#)
         #expect(JSONValue.object([("ke\"y", .string("v"))]).serialized() == #"{"ke\"y":"v"}"#)
     }
 

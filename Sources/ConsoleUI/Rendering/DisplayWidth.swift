@@ -1,3 +1,5 @@
+import ReceiptCore
+
 /// Terminal column widths, as `wcwidth` counts them in a UTF-8 locale: East Asian Wide and
 /// Fullwidth characters (CJK, kana, Hangul, fullwidth forms, emoji presentation) take two
 /// columns, combining marks and format characters none, everything else one. Ambiguous-width
@@ -33,28 +35,28 @@ public enum DisplayWidth {
         return min(2, character.unicodeScalars.reduce(0) { $0 + of($1) })
     }
 
-    /// Columns a string takes.
+    /// Columns a string takes on the screen, that is once `sanitized` (what reaches the screen).
     public static func of(_ text: String) -> Int {
         var total = 0
-        for character in text { total += of(character) }
+        for character in sanitized(text) { total += of(character) }
         return total
     }
 
-    /// `text` with every control character replaced, tabs and newlines included.
+    /// `text` with every control character replaced (tabs and newlines included), and every
+    /// bidirectional control and zero-width character too: those reorder what follows or take a
+    /// width terminals disagree on (a zero-width joiner between emoji), so they never reach the
+    /// screen and the columns stay where this module counts them.
     public static func sanitized(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: isControl) else { return text }
-        return String(String.UnicodeScalarView(text.unicodeScalars.map { isControl($0) ? "\u{FFFD}" : $0 }))
-    }
-
-    static func isControl(_ scalar: Unicode.Scalar) -> Bool {
-        let v = scalar.value
-        return v < 0x20 || (v >= 0x7F && v < 0xA0)
+        guard text.unicodeScalars.contains(where: UnsafeText.isUnsafe) else { return text }
+        return String(String.UnicodeScalarView(text.unicodeScalars.map { UnsafeText.isUnsafe($0) ? "\u{FFFD}" : $0 }))
     }
 
     /// `text` cut to at most `width` columns, ending in "…" when it was cut. A wide character
     /// that would straddle the edge is left out whole.
-    public static func truncate(_ text: String, to width: Int, ellipsis: Bool = true) -> String {
+    /// The result is `sanitized`.
+    public static func truncate(_ raw: String, to width: Int, ellipsis: Bool = true) -> String {
         guard width > 0 else { return "" }
+        let text = sanitized(raw)
         let full = of(text)
         if full <= width { return text }
         let room = ellipsis ? width - 1 : width

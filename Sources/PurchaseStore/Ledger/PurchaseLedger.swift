@@ -75,18 +75,40 @@ public final class PurchaseLedger {
     }
 
     func audit(_ now: Date, _ operatorName: String, _ action: String, _ target: String, _ details: JSONValue) throws {
+        try Validate.operatorName(operatorName)  // no entry, and so no change, without a proper operator
         try AuditLog.appendAtCommit(database, at: now, operatorName: operatorName, action: action, target: target, details: details)
     }
 }
 
 /// Checks on what operators and callers pass in.
-enum Validate {
+public enum Validate {
+    /// Names receiptdesk itself writes into the audit log for changes no operator made (Apple's
+    /// notifications, grants that ran out): an operator may not take them.
+    public static let reservedOperatorNames: Set<String> = ["apple", "system"]
+
+    /// Refuses what the ledger would refuse as an id, before anything is opened or created.
+    public static func checkIdentifier(_ value: String, _ what: String) throws { try identifier(value, what) }
+
+    /// Refuses an operator name a person may not use: empty, unsafe characters, or reserved.
+    public static func checkOperatorGiven(_ value: String) throws {
+        try operatorName(value)
+        guard !reservedOperatorNames.contains(value.lowercased()) else {
+            throw StoreError(.invalidInput, "operator '\(value)' is reserved for changes receiptdesk records on its own (\(reservedOperatorNames.sorted().joined(separator: ", "))): give your own name with --operator")
+        }
+    }
+
+    /// Ids (customer, order, entitlement, operator): not blank, at most 256 bytes, and free of
+    /// control, bidirectional and zero-width characters, which would change a terminal that
+    /// shows them or make two ids look the same.
     static func identifier(_ value: String, _ what: String) throws {
         guard hasNonBlank(value) else {
             throw StoreError(.invalidInput, "\(what) is empty")
         }
-        guard value.utf8.count <= 256, !value.unicodeScalars.contains(where: isNewline) else {
-            throw StoreError(.invalidInput, "\(what) '\(value.prefix(40))…' is longer than 256 bytes or spans lines")
+        if let (position, scalar) = UnsafeText.firstUnsafe(value) {
+            throw StoreError(.invalidInput, "\(what) '\(UnsafeText.escaped(String(value.prefix(40)), keeping: []))' holds \(UnsafeText.describe(scalar)) at character \(position): ids may not contain control, bidirectional or zero-width characters")
+        }
+        guard value.utf8.count <= 256 else {
+            throw StoreError(.invalidInput, "\(what) '\(value.prefix(40))…' is longer than 256 bytes")
         }
     }
 
@@ -101,6 +123,7 @@ enum Validate {
         guard hasNonBlank(value) else {
             throw StoreError(.invalidInput, "an operator is required (--operator NAME)")
         }
+        try identifier(value, "operator")
     }
 
     /// Whether `value` has a character outside `CharacterSet.whitespaces` (what trimming those
@@ -108,14 +131,6 @@ enum Validate {
     private static func hasNonBlank(_ value: String) -> Bool {
         value.unicodeScalars.contains { scalar in
             scalar.isASCII ? scalar != " " && scalar != "\t" : !CharacterSet.whitespaces.contains(scalar)
-        }
-    }
-
-    /// The scalars that make `Character.isNewline` true (each starts its own character).
-    private static func isNewline(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar.value {
-        case 0x0A...0x0D, 0x85, 0x2028, 0x2029: return true
-        default: return false
         }
     }
 }

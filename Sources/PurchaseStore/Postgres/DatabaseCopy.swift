@@ -32,8 +32,10 @@ public struct DatabaseCopyReport: Sendable {
 /// audit hash chain, are checked on the target afterwards.
 ///
 /// Both databases must be migrated to the same schema (open them with `PurchaseDatabase.open`);
-/// the target must hold no ledger rows. The source's write lock is held for the whole copy, so
-/// nobody changes it meanwhile; the target is written in one transaction (all or nothing).
+/// the target must hold no ledger rows. The source's write lock is held for the whole copy and
+/// its verification, so both see one state of the source: a change another operator makes
+/// meanwhile waits, and can never make a correct copy look wrong. The target is written in one
+/// transaction (all or nothing).
 /// Primary keys are copied as they are, and the target's id counters continue after them.
 public enum DatabaseCopy {
     /// The tables, parents before children (foreign keys), and the columns rows are paged by.
@@ -64,6 +66,9 @@ public enum DatabaseCopy {
             throw StoreError(.auditBroken, "the audit log of \(source.location) does not verify (\(sourceAudit.problem ?? "")): not copied; run `receiptdesk audit --verify` there")
         }
         var counts: [String: Int64] = [:]
+        var report: [DatabaseCopyReport.Table] = []
+        var heads: (source: [SQLValue?]?, target: [SQLValue?]?) = (nil, nil)
+        var targetAudit = AuditVerification(checked: 0, problem: nil)
         try source.writeTransaction {
             // No ledger change can commit on either side while the copy runs (each needs the writer lock to append).
             try (source as? PostgresDatabase)?.lockWriters()
@@ -84,21 +89,30 @@ public enum DatabaseCopy {
                 if let postgres { try continueIdentities(postgres) }
                 try postgres?.setChangeTriggers(enabled: true)
             }
+            // Fresh planner statistics, so the first lookups on the copy use the indexes well.
+            if let postgres = target as? PostgresDatabase { try postgres.execute("ANALYZE", []) }
+            // Verified while the source is still held: the state that was copied is the one compared.
+            for (table, order) in tables {
+                let sourceDigest = try RowDigest.of(table, order: order, in: source)
+                let targetDigest = try RowDigest.of(table, order: order, in: target)
+                report.append(.init(name: table, sourceRows: sourceDigest.rows, targetRows: targetDigest.rows,
+                                    contentsMatch: sourceDigest == targetDigest))
+            }
+            let head = "SELECT seq, hash FROM audit_head WHERE id = 1"
+            heads = (try source.queryFirst(head, []).map { [$0["seq"], $0["hash"]] }, try target.queryFirst(head, []).map { [$0["seq"], $0["hash"]] })
+            targetAudit = try AuditLog.verify(target)
         }
-        // Fresh planner statistics, so the first lookups on the copy use the indexes well.
-        if let postgres = target as? PostgresDatabase { try postgres.execute("ANALYZE", []) }
-        var report: [DatabaseCopyReport.Table] = []
-        for (table, order) in tables {
-            let sourceDigest = try RowDigest.of(table, order: order, in: source)
-            let targetDigest = try RowDigest.of(table, order: order, in: target)
-            report.append(.init(name: table, sourceRows: sourceDigest.rows, targetRows: targetDigest.rows,
-                                contentsMatch: sourceDigest == targetDigest))
+        return DatabaseCopyReport(source: source.location, target: target.location, tables: report, audit: targetAudit,
+                                  auditHeadMatches: heads.source == heads.target, seconds: Date().timeIntervalSince(start))
+    }
+
+    /// Empties every ledger table of `target` (children before parents) in one transaction, so a
+    /// copy that did not verify leaves nothing a re-run would refuse.
+    public static func empty(_ target: SQLDatabase) throws {
+        try target.writeTransaction {
+            try (target as? PostgresDatabase)?.lockWriters()
+            for (table, _) in tables.reversed() { try target.execute("DELETE FROM \(table)", []) }
         }
-        let head = "SELECT seq, hash FROM audit_head WHERE id = 1"
-        let sourceHead = try source.queryFirst(head, []).map { [$0["seq"], $0["hash"]] }
-        let targetHead = try target.queryFirst(head, []).map { [$0["seq"], $0["hash"]] }
-        return DatabaseCopyReport(source: source.location, target: target.location, tables: report, audit: try AuditLog.verify(target),
-                                  auditHeadMatches: sourceHead == targetHead, seconds: Date().timeIntervalSince(start))
     }
 
     /// What tells two databases apart: the server location, or the SQLite file's real path.

@@ -1,8 +1,8 @@
 import Foundation
 
 /// The rule that secrets (the shared secret, the .p8 key, passwords) come from a file or the
-/// environment and never sit in the config: a key whose name contains "secret", "password" or
-/// "key" (any case) may not hold a value inline.
+/// environment and never sit in the config: a key whose name has the word "secret", "password"
+/// or "key" in it (`sharedSecret`, `api_key`, `PrivateKey`; not `monkey`) may not hold a value inline.
 ///
 /// A name ending in "File", "Path" or "Env" says where the secret lives rather than holding it
 /// ("sharedSecretFile": "/etc/receiptdesk/secret", "privateKeyEnv": "RD_P8"), so it is allowed.
@@ -17,8 +17,33 @@ enum ConfigSecrets {
     static func isSecretName(_ key: String) -> Bool {
         let lower = key.lowercased()
         guard !identifierNames.contains(lower) else { return false }
-        guard secretWords.contains(where: { lower.contains($0) }) else { return false }
-        return !referenceSuffixes.contains(where: { lower.hasSuffix($0) })
+        let parts = words(key)
+        guard parts.contains(where: secretWords.contains) else { return false }
+        return !referenceSuffixes.contains(where: { parts.last == $0 })
+    }
+
+    /// The words of a camelCase, snake_case or kebab-case name, lower-cased:
+    /// "privateKeyFile" → private, key, file; "API_KEY" → api, key.
+    static func words(_ name: String) -> [String] {
+        var words: [String] = []
+        var current = ""
+        var previousLower = false
+        for character in name {
+            if !(character.isLetter || character.isNumber) {
+                if !current.isEmpty { words.append(current) }
+                current = ""
+                previousLower = false
+                continue
+            }
+            if character.isUppercase && previousLower && !current.isEmpty {
+                words.append(current)
+                current = ""
+            }
+            current += character.lowercased()
+            previousLower = character.isLowercase || character.isNumber
+        }
+        if !current.isEmpty { words.append(current) }
+        return words
     }
 
     /// Refuses member `key` when its name says secret and it holds an inline value.

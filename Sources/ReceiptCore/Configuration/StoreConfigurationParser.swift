@@ -48,6 +48,9 @@ struct StoreConfigurationParser {
         } catch {
             throw fail("not valid JSON: \(JSONObject.describe(bytes))")
         }
+        if let duplicate = JSONSyntax.firstDuplicateKey(bytes) {
+            throw fail("a member name is written twice in one object: \(duplicate) (JSON readers keep only one; say it once)")
+        }
         return try ConfigValue(raw: parsed, path: "", source: source).object()
     }
 

@@ -10,6 +10,15 @@ enum JSONSyntax {
         return scanner.run()
     }
 
+    /// The first member name written twice in one object of well-formed JSON, with where the
+    /// second one is ("'products' again at line 7, column 3 (byte 120)"); nil when none is.
+    /// JSON parsers keep one of the two silently, so a config refuses them.
+    static func firstDuplicateKey(_ bytes: [UInt8]) -> String? {
+        var scanner = Scanner(bytes: bytes)
+        scanner.trackKeys = true
+        return scanner.run() == nil ? scanner.duplicate : nil
+    }
+
     /// A JSON value's kind named from its first byte ("an array", "a string"), for messages.
     static func kind(startingWith byte: UInt8) -> String {
         switch byte {
@@ -25,6 +34,10 @@ enum JSONSyntax {
     private struct Scanner {
         let bytes: [UInt8]
         var index = 0
+        /// Whether member names are collected per object, to find one written twice.
+        var trackKeys = false
+        var keys: [Set<String>] = []
+        var duplicate: String?
 
         init(bytes: [UInt8]) { self.bytes = bytes }
 
@@ -64,6 +77,7 @@ enum JSONSyntax {
                 if byte == UInt8(ascii: isObject ? "}" : "]") {
                     index += 1
                     open.removeLast()
+                    if isObject && trackKeys { keys.removeLast() }
                     continue
                 }
                 guard byte == UInt8(ascii: ",") else {
@@ -84,7 +98,18 @@ enum JSONSyntax {
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
                 return "expected a quoted member name, found \(found(index)) at \(place(index))"
             }
+            let start = index
             if let error = string() { return error }
+            if trackKeys, duplicate == nil, !keys.isEmpty {
+                // The name as a JSON reader sees it (escapes undone), so "a" and "\u0061" are one.
+                let raw = Data(bytes[start..<index])
+                let name = (try? JSONSerialization.jsonObject(with: raw, options: [.fragmentsAllowed]) as? String) ?? String(decoding: raw, as: UTF8.self)
+                if keys[keys.count - 1].contains(name) {
+                    duplicate = "'\(name)' again at \(place(start))"
+                } else {
+                    keys[keys.count - 1].insert(name)
+                }
+            }
             skipSpace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
                 return "expected ':' after a member name, found \(found(index)) at \(place(index))"
@@ -109,6 +134,7 @@ enum JSONSyntax {
                         return nil
                     }
                     open.append(isObject)
+                    if isObject && trackKeys { keys.append([]) }
                     if isObject, let error = member() { return error }
                 case UInt8(ascii: "\""): return string()
                 case UInt8(ascii: "t"): return literal("true")

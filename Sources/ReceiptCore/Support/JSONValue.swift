@@ -65,9 +65,14 @@ public indirect enum JSONValue: Sendable, Equatable {
     private static func escape(_ text: String, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
         defer { out.append(UInt8(ascii: "\"")) }
-        // Text without quotes, backslashes or control characters is copied whole.
-        if text.utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x22 && $0 != 0x5C }) {
+        // Text without quotes, backslashes, control characters or other unsafe characters (DEL,
+        // C1, bidirectional and zero-width, all multi-byte but DEL) is copied whole.
+        if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != 0x22 && $0 != 0x5C }) {
             out.append(contentsOf: text.utf8)
+            return
+        }
+        if text.unicodeScalars.contains(where: { $0.value >= 0x7F && UnsafeText.isUnsafe($0) }) {
+            escapeScalars(text, into: &out)
             return
         }
         for byte in text.utf8 {
@@ -83,6 +88,30 @@ public indirect enum JSONValue: Sendable, Equatable {
                 out.append(hex[Int(byte >> 4)])
                 out.append(hex[Int(byte & 0xF)])
             default: out.append(byte)  // multi-byte UTF-8 sequences pass through whole
+            }
+        }
+    }
+
+    /// The slow path, for text holding DEL, C1, bidirectional or zero-width characters: they are
+    /// written as `\uXXXX` (the same string to a JSON reader), so JSON output never carries one
+    /// raw to a terminal.
+    private static func escapeScalars(_ text: String, into out: inout [UInt8]) {
+        let hex = Array("0123456789abcdef".utf8)
+        for scalar in text.unicodeScalars {
+            let v = scalar.value
+            switch scalar {
+            case "\"": out.append(contentsOf: #"\""#.utf8)
+            case "\\": out.append(contentsOf: #"\\"#.utf8)
+            case "\n": out.append(contentsOf: #"\n"#.utf8)
+            case "\r": out.append(contentsOf: #"\r"#.utf8)
+            case "\t": out.append(contentsOf: #"\t"#.utf8)
+            default:
+                if UnsafeText.isUnsafe(scalar) {
+                    out.append(contentsOf: #"\u"#.utf8)
+                    for shift in [12, 8, 4, 0] { out.append(hex[Int((v >> UInt32(shift)) & 0xF)]) }
+                } else {
+                    out.append(contentsOf: String(scalar).utf8)
+                }
             }
         }
     }

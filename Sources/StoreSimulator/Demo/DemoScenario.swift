@@ -11,6 +11,9 @@ public struct DemoScenario {
     let now: Date
     private var random: DemoRandom
     private(set) var events: [DemoEvent] = []
+    /// Order ids handed out so far: each is drawn again until it is new (six random digits
+    /// collide once a few hundred orders exist).
+    private var orderIds: Set<String> = []
 
     public init(state: SimulatorState, now: Date, seed: UInt64 = 42) {
         self.state = state
@@ -85,12 +88,12 @@ public struct DemoScenario {
     /// Coins bought through a merchant order named by applicationUsername; or an order that is still
     /// pending, plus one that failed.
     private mutating func consumableBuyer(_ customer: String, paid: Bool) throws {
-        let orderId = "ORD-\(random.int(100_000...999_999))"
+        let orderId = newOrderId()
         let product = random.int(0...1) == 0 ? DemoCatalogue.coins : DemoCatalogue.gems
         let placed = date(daysAgo: Double(random.int(2...200)))
         events.append(.createOrder(orderId: orderId, customer: customer, productId: product, accountToken: nil))
         guard paid else {
-            let failed = "ORD-\(random.int(100_000...999_999))"
+            let failed = newOrderId()
             events.append(.createOrder(orderId: failed, customer: customer, productId: product, accountToken: nil))
             events.append(.failOrder(orderId: failed, reason: "SKErrorPaymentCancelled"))
             return
@@ -99,6 +102,14 @@ public struct DemoScenario {
             SimulatedPurchase(productId: product, type: .consumable, purchaseDate: placed.addingTimeInterval(120), quantity: Int64(random.int(1...3))),
         ], account: customer, appVersion: "52", originalAppVersion: "48")
         importing(Array(receipt.base64.utf8), customer, username: orderId, "purchase callback")
+    }
+
+    /// A merchant order id not used before in this demo.
+    private mutating func newOrderId() -> String {
+        while true {
+            let id = "ORD-\(random.int(100_000...999_999))"
+            if orderIds.insert(id).inserted { return id }
+        }
     }
 
     /// An iOS 6 era purchase: legacy transaction receipt for removing ads, its signature blob of
@@ -116,7 +127,7 @@ public struct DemoScenario {
     /// A StoreKit 2 subscriber whose transaction carries the merchant's appAccountToken naming its order.
     private mutating func storeKit2Subscriber(_ customer: String) throws {
         let token = UUID().uuidString.lowercased()
-        let orderId = "ORD-\(random.int(100_000...999_999))"
+        let orderId = newOrderId()
         let bought = date(daysAgo: Double(random.int(1...25)))
         events.append(.createOrder(orderId: orderId, customer: customer, productId: DemoCatalogue.monthly, accountToken: token))
         let minted = try state.mintSignedTransaction(environment: .production, purchase: SimulatedPurchase(
