@@ -31,8 +31,10 @@ enum ConsoleCommand {
         }
         defer { connection?.close() }
         let label = PostgresDatabase.isURL(options.databasePath) ? ledger.database.location : (options.databasePath as NSString).lastPathComponent
-        let environment = ConsoleEnvironment(ledger: ledger, apple: apple, appleNote: appleNote, operatorName: options.operatorName,
+        var environment = ConsoleEnvironment(ledger: ledger, apple: apple, appleNote: appleNote, operatorName: options.operatorName,
                                              readOnly: readOnly, databaseLabel: label, changes: ChangeFeeds.make(for: ledger.database))
+        // Changes are written on a connection of their own, off the screen's thread.
+        if !readOnly { environment.writer = try options.openLedger() }
         do {
             try TerminalConsole.run { size in ConsoleController(environment: environment, size: size) }
         } catch let failure as TerminalSession.Failure {

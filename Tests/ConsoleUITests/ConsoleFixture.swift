@@ -120,10 +120,11 @@ final class ConsoleFixture {
 
     /// A console over the fixture's ledger on a virtual screen.
     func console(size: ScreenSize = ScreenSize(rows: 24, columns: 80), readOnly: Bool = false, apple: AppleService? = nil,
-                 theme: Theme = .colour256, changes: ChangeNotifying? = nil) -> (ConsoleController, VirtualScreen) {
+                 theme: Theme = .colour256, changes: ChangeNotifying? = nil, writer: PurchaseLedger? = nil) -> (ConsoleController, VirtualScreen) {
         let now = Self.now
-        let environment = ConsoleEnvironment(ledger: ledger, apple: apple, operatorName: "mei", readOnly: readOnly,
+        var environment = ConsoleEnvironment(ledger: ledger, apple: apple, operatorName: "mei", readOnly: readOnly,
                                              databaseLabel: "purchases.sqlite", clock: { now }, changes: changes)
+        environment.writer = writer
         let controller = ConsoleController(environment: environment, size: size)
         let screen = VirtualScreen(size: size, theme: theme)
         controller.render(on: screen)

@@ -39,6 +39,12 @@ struct ReadersTests {
             // Well under the 10 s busy timeout a writer would wait; generous for a loaded machine.
             #expect(Date().timeIntervalSince(started) < 8, "\(arguments) waited for the writer")
         }
+        // A writer waits for the lock as long as the code states (10 s), once: not four times over.
+        let started = Date()
+        let writer = try workspace.run(["customer", "add", "kim"])
+        let waited = Date().timeIntervalSince(started)
+        #expect(writer.status == 75, "\(writer.stderr)")
+        #expect(waited >= 9 && waited < 25, "the writer waited \(waited) s for a 10 s bound")
     }
 
     @Test func aFileTheUserMayOnlyReadOpensForReading() throws {

@@ -18,6 +18,10 @@ public final class ConsoleController {
     /// When the change feed was last asked, and its last failure (said once).
     private var lastChangeCheck: ContinuousClock.Instant?
     private var changeFailure: String?
+    /// The change being written on the writer's connection: its outcome arrives here, and
+    /// setting `cancelled` makes its wait for the lock give up.
+    private let applyInbox = ApplyInbox()
+    private var applyCancel: CancelFlag?
 
     /// Opens the console at `size`, loading the counts and the first page of customers.
     public init(environment: ConsoleEnvironment, size: ScreenSize) {
@@ -44,7 +48,7 @@ public final class ConsoleController {
     public var isFinished: Bool { state.finished }
 
     /// Whether a re-verification is running (the loop should tick for the spinner).
-    public var isBusy: Bool { state.job != nil }
+    public var isBusy: Bool { state.job != nil || state.applying != nil }
 
     /// One key, mouse event or resize.
     public func handle(_ key: KeyEvent) { dispatch(.key(key)) }
@@ -60,6 +64,12 @@ public final class ConsoleController {
     @discardableResult
     public func tick() -> Bool {
         var changed = checkForChanges()
+        if let (name, outcome, cancelled) = applyInbox.take() {
+            changed = true
+            applyCancel = nil
+            dispatch(.applyEnded)
+            finishApply(name, outcome, cancelled: cancelled)
+        }
         for (generation, reports) in inbox.take() {
             changed = true
             if generation == self.generation {
@@ -69,7 +79,7 @@ public final class ConsoleController {
                 dispatch(.backgroundChanged)
             }
         }
-        if state.job != nil {
+        if state.job != nil || state.applying != nil {
             dispatch(.tick)
             changed = true
         }
@@ -184,6 +194,12 @@ public final class ConsoleController {
             guard !environment.readOnly else { return dispatch(.changeFailed("read-only: \(change.name) is not available; nothing changed")) }
             let watched = pendingGuard.flatMap { $0.change == change ? $0.guard : nil } ?? .none
             pendingGuard = nil
+            if let writer = environment.writer {
+                guard state.applying == nil else {
+                    return dispatch(.changeFailed("\(change.name) refused: another change is still being written; nothing changed"))
+                }
+                return applyInBackground(change, watched: watched, writer: writer)
+            }
             do {
                 let operatorName = environment.operatorName
                 dispatch(.changeApplied(try ledgerLock.run { ledger in
@@ -196,11 +212,44 @@ public final class ConsoleController {
             }
         case .startReverify(let job):
             startReverify(job)
+        case .cancelApply:
+            applyCancel?.set()
         case .cancelReverify:
             task?.cancel()
             task = nil
             generation += 1
             if state.job != nil { dispatch(.reverifyFinished([], cancelled: true)) }
+        }
+    }
+
+    /// Writes a confirmed change through the writer's connection on a thread of its own; the
+    /// outcome comes back through `applyInbox` at a tick.
+    private func applyInBackground(_ change: PendingChange, watched: ChangeGuard, writer: PurchaseLedger) {
+        let flag = CancelFlag()
+        applyCancel = flag
+        (writer.database as? SQLiteDatabase)?.isCancelled = { flag.isSet }
+        dispatch(.applyStarted(change.name))
+        let job = WriterJob(writer: writer, change: change, watched: watched, operatorName: environment.operatorName)
+        let inbox = applyInbox
+        Thread.detachNewThread {
+            let outcome = Result { try job.run() }
+            inbox.post((change.name, outcome, flag.isSet))
+        }
+    }
+
+    /// Says how a change ended; a failed one reloads what is shown (someone else may have changed it).
+    private func finishApply(_ name: String, _ outcome: Result<String, Error>, cancelled: Bool) {
+        switch outcome {
+        case .success(let text):
+            dispatch(.changeApplied(text))
+        case .failure(let error):
+            if cancelled, let store = error as? StoreError, store.code == .busy {
+                dispatch(.changeFailed("\(name): gave up waiting for another operator's change to finish; nothing changed"))
+            } else {
+                let reason = ConsoleFailure(error).message
+                dispatch(.changeFailed("\(name) refused: \(reason)" + (reason.contains("nothing was done") ? "" : "; nothing changed")))
+            }
+            dispatch(.backgroundChanged)
         }
     }
 

@@ -27,6 +27,10 @@ public struct ConsoleEnvironment {
     public let changes: ChangeNotifying?
     /// The least time between two looks at `changes` (the terminal ticks every 100 ms).
     public let changeInterval: TimeInterval
+    /// A ledger on a connection of its own that confirmed changes are written through, on a
+    /// thread of their own: a change that waits for another operator's lock never freezes the
+    /// screen, and Esc gives up the wait. Nil: changes run on the screen's thread (tests).
+    public var writer: PurchaseLedger?
 
     /// - Parameters:
     ///   - lock: pass the lock other users of `ledger` share, if any; a new one otherwise.

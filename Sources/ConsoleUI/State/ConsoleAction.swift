@@ -14,6 +14,10 @@ enum ConsoleAction {
     case previewReady(Confirmation)
     /// A form or preview could not be prepared; the message says why.
     case refused(String)
+    /// A confirmed change started on the writer's connection.
+    case applyStarted(String)
+    /// It ended (its outcome follows as changeApplied / changeFailed).
+    case applyEnded
     case changeApplied(String)
     case changeFailed(String)
     /// The live view works again after `failure`: its message leaves the status line (the
@@ -51,4 +55,6 @@ enum ConsoleEffect: Equatable {
     case apply(PendingChange)
     case startReverify(JobState)
     case cancelReverify
+    /// Give up waiting for the database on the change being applied (nothing is written).
+    case cancelApply
 }

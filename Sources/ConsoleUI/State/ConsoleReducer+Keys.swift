@@ -70,6 +70,7 @@ extension ConsoleReducer {
             return []
         }
         if case .mouse(let mouse) = key { return handleMouse(&state, mouse) }
+        if key == .escape, state.applying != nil { return [.cancelApply] }
         if key == .escape, state.job != nil { return run(&state, .cancel) }
         guard let command = KeyBindings.command(for: key, scopes: state.scopes) else { return [] }
         return run(&state, command)

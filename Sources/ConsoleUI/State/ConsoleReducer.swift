@@ -61,6 +61,14 @@ enum ConsoleReducer {
                 state.message = StatusMessage(text: text, kind: .error)
             }
             return []
+        case .applyStarted(let label):
+            state.applying = ApplyingState(label: label, startedTick: state.tick)
+            state.mode = .browse
+            state.message = StatusMessage(text: "\(label): writing… (Esc gives up if it has to wait for another operator)", kind: .info)
+            return []
+        case .applyEnded:
+            state.applying = nil
+            return []
         case .changeApplied(let text):
             state.message = StatusMessage(text: text, kind: .success)
             return refreshAll(&state)

@@ -47,6 +47,14 @@ struct JobState: Equatable, Sendable {
     let startedTick: Int
 }
 
+/// A confirmed change being written on the writer's connection, off the input loop (it may wait
+/// for another writer's lock; Esc gives up the wait).
+struct ApplyingState: Equatable, Sendable {
+    /// "grant pro to alice".
+    let label: String
+    let startedTick: Int
+}
+
 /// The whole state of the console; views draw it, the reducer changes it.
 struct ConsoleState {
     var header: ConsoleHeader
@@ -60,6 +68,7 @@ struct ConsoleState {
     var mode: Mode = .browse
     var message: StatusMessage?
     var job: JobState?
+    var applying: ApplyingState?
     /// The newest re-verification reports of this session, by receipt (at most 64 kept).
     var reports: [Int64: ReverifyReport] = [:]
     /// Ticks of the clock that drives the spinner (10 a second in the terminal).

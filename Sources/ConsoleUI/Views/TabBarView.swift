@@ -11,6 +11,11 @@ enum TabBarView {
     static func drawHeader(_ state: ConsoleState, on screen: Screen) {
         let width = state.size.columns
         var right: StyledLine = []
+        if let applying = state.applying {
+            let frame = spinner[(state.tick - applying.startedTick) % spinner.count]
+            right.append(Span("\(frame) \(applying.label) ", CellStyle(.accent, bold: true)))
+            if width >= 120 { right.append(Span("Esc gives up  ", .muted)) }
+        }
         if let job = state.job {
             let frame = spinner[(state.tick - job.startedTick) % spinner.count]
             right.append(Span("\(frame) \(job.label) ", CellStyle(.accent, bold: true)))

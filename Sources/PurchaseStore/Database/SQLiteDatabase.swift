@@ -16,8 +16,18 @@ public final class SQLiteDatabase: SQLDatabase {
     /// Copies the write-ahead log into the file in the background (writing connections only).
     private(set) var checkpointer: SQLiteCheckpointer?
 
-    /// How long a writer waits for another before giving up with `StoreError.busy`.
+    /// How long a writer waits for another before giving up with `StoreError.busy`: the whole
+    /// wait of one write transaction, retries included.
     public static let busyTimeoutMilliseconds: Int32 = 10_000
+
+    /// Asked while this connection waits for another's lock: true gives up at once (the
+    /// statement fails with `StoreError.busy`, nothing written). The console's Esc sets it.
+    public var isCancelled: (@Sendable () -> Bool)? {
+        get { waitState.isCancelled }
+        set { waitState.isCancelled = newValue }
+    }
+    /// What the busy handler reads; kept in an object whose address SQLite holds.
+    private let waitState = BusyWait()
 
     /// Opens (creating when `create`) the database at `path`. `immutable` (read-only only) tells
     /// SQLite nothing can change the file while it is open, so it needs no lock or shared-memory
@@ -40,7 +50,7 @@ public final class SQLiteDatabase: SQLDatabase {
         }
         handle = db
         location = path
-        sqlite3_busy_timeout(db, SQLiteDatabase.busyTimeoutMilliseconds)
+        BusyWait.install(on: db, waitState)
         sqlite3_extended_result_codes(db, 1)
         do {
             if !readOnly {
@@ -143,13 +153,15 @@ public final class SQLiteDatabase: SQLDatabase {
     }
 
     private func begin() throws {
-        // busy_timeout makes BEGIN IMMEDIATE wait; a few retries cover the rare SQLITE_BUSY it still returns.
+        // The busy handler makes BEGIN IMMEDIATE wait; a few retries cover the rare SQLITE_BUSY it
+        // still returns at once, all within the one stated bound, and none once cancelled.
+        let deadline = Date().addingTimeInterval(Double(SQLiteDatabase.busyTimeoutMilliseconds) / 1000)
         var attempt = 0
         while true {
             do {
                 try execute("BEGIN IMMEDIATE", [])
                 return
-            } catch let error as StoreError where error.code == .busy && attempt < 3 {
+            } catch let error as StoreError where error.code == .busy && attempt < 3 && Date() < deadline && isCancelled?() != true {
                 attempt += 1
                 usleep(useconds_t(20_000 * attempt))
             }
