@@ -12,6 +12,7 @@
 #include <locale.h>
 #include <langinfo.h>
 #include <signal.h>
+#include <unistd.h>
 #include <pthread.h>
 #include <string.h>
 #include <stdlib.h>
@@ -80,9 +81,18 @@ static inline int cn_read_mouse(int *y, int *x, int *kind) {
     return OK;
 }
 
-/* The terminal is restored whatever ends the process: the handler leaves curses mode, then
-   re-raises the signal with its default action so the exit status still tells what happened. */
+/* Bracketed paste (xterm, tmux, most terminals): a paste arrives between ESC [ 200 ~ and
+   ESC [ 201 ~, so it can be told from typing. Written straight to the terminal (async-signal-safe). */
+static inline void cn_bracketed_paste(int on) {
+    if (on) { ssize_t ignored = write(STDOUT_FILENO, "\033[?2004h", 8); (void)ignored; }
+    else { ssize_t ignored = write(STDOUT_FILENO, "\033[?2004l", 8); (void)ignored; }
+}
+
+/* The terminal is restored whatever ends the process: the handler leaves curses mode (and
+   bracketed paste), then re-raises the signal with its default action so the exit status still
+   tells what happened. */
 static void cn_restore_and_reraise(int signal_number) {
+    cn_bracketed_paste(0);
     endwin();
     signal(signal_number, SIG_DFL);
     raise(signal_number);

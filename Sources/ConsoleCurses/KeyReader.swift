@@ -60,6 +60,41 @@ public struct KeyReader {
         }
     }
 
+    /// The most a paste may hold; the rest of a longer one is read and dropped.
+    static let pasteLimit = 4 * 1024 * 1024
+
+    /// The text of a bracketed paste, up to its closing ESC [ 201 ~ (or a second of silence, if
+    /// a terminal never sends it). Every character is data: a line break is not Enter.
+    private func paste() -> KeyEvent {
+        var text = String.UnicodeScalarView()
+        var count = 0
+        let end = Array("\u{1B}[201~".unicodeScalars)
+        var matched = 0
+        wtimeout(cn_stdscr(), 1000)
+        while true {
+            var code: wint_t = 0
+            let kind = wget_wch(cn_stdscr(), &code)
+            guard kind != ERR else { break }
+            // Function keys inside a paste (curses translated a sequence) carry no text.
+            guard kind == OK, let scalar = Unicode.Scalar(UInt32(code)) else { continue }
+            if scalar == end[matched] {
+                matched += 1
+                if matched == end.count { break }
+                continue
+            }
+            if matched > 0 {
+                for held in end[0..<matched] where count < Self.pasteLimit { text.append(held); count += 1 }
+                matched = scalar == end[0] ? 1 : 0
+                if matched == 1 { continue }
+            }
+            if count < Self.pasteLimit {
+                text.append(scalar == "\r" ? "\n" : scalar)
+                count += 1
+            }
+        }
+        return .paste(String(text))
+    }
+
     /// ESC alone is Escape; ESC followed at once by more bytes is a sequence curses did not know.
     private func escape() -> KeyEvent? {
         var sequence = ""
@@ -69,6 +104,7 @@ public struct KeyReader {
             let kind = wget_wch(cn_stdscr(), &code)
             guard kind == OK, let scalar = Unicode.Scalar(UInt32(code)) else { break }
             sequence.unicodeScalars.append(scalar)
+            if sequence == "[200~" { return paste() }
             if let key = KeySequenceDecoder.decode(sequence) { return key }
             if sequence.count >= 2, let last = sequence.last, last.isLetter || last == "~" { break }
         }

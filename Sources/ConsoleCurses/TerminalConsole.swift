@@ -16,7 +16,7 @@ public enum TerminalConsole {
                     controller.handle(key)
                     changed = true
                     var burst = 0
-                    while burst < 64, !controller.isFinished, let more = keys.read(timeoutMilliseconds: 0) {
+                    while burst < 4096, !controller.isFinished, let more = keys.read(timeoutMilliseconds: 0) {
                         controller.handle(more)
                         burst += 1
                     }

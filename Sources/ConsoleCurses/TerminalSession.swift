@@ -31,6 +31,7 @@ public enum TerminalSession {
         _ = set_term(terminal)
         cn_install_restoring_handlers()
         defer {
+            cn_bracketed_paste(0)
             _ = endwin()
             cn_remove_restoring_handlers()
             delscreen(terminal)
@@ -47,6 +48,7 @@ public enum TerminalSession {
         }
         let theme = Theme.choose(colors: Int(cn_colors()), hasColors: has_colors(), noColor: noColor)
         cn_enable_mouse()
+        cn_bracketed_paste(1)
         return try body(CursesScreen(theme: theme), KeyReader())
     }
 

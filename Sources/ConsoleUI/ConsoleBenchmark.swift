@@ -77,6 +77,19 @@ public enum ConsoleBenchmark {
             }
             figures.append(("console page-down (\(name)), median ms", median(pages)))
         }
+        // A 50 KB paste (a long artefact from a ticket) into the filter prompt, drawn: one step.
+        let pasted = String(repeating: "QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo0\n", count: 1_400)
+        var pastes: [Double] = []
+        for index in 0..<(runs + 3) {
+            let time = milliseconds {
+                controller.handle(.character("/"))
+                controller.handle(.paste(pasted))
+                controller.render(on: screen)
+            }
+            controller.handle(.escape)
+            if index >= 3 { pastes.append(time) }
+        }
+        figures.append(("console paste 50 KB, median ms", median(pastes)))
         if let peak = peakMegabytes() { figures.append(("console peak memory MB", peak)) }
         return figures
     }

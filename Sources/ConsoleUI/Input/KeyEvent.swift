@@ -14,6 +14,9 @@ public enum KeyEvent: Sendable, Equatable, CustomStringConvertible {
     case mouse(MouseEvent)
     /// The terminal changed size.
     case resize(ScreenSize)
+    /// Text the terminal delivered as one paste (bracketed paste: between ESC [ 200 ~ and
+    /// ESC [ 201 ~): inserted whole, its line breaks data, never Enter.
+    case paste(String)
 
     public var description: String {
         switch self {
@@ -37,6 +40,7 @@ public enum KeyEvent: Sendable, Equatable, CustomStringConvertible {
         case .function(let n): return "F\(n)"
         case .mouse(let m): return "mouse \(m.kind) at \(m.row),\(m.column)"
         case .resize(let size): return "resize \(size)"
+        case .paste(let text): return "paste (\(text.count) characters)"
         }
     }
 }

@@ -3,6 +3,12 @@ import PurchaseStore
 import ReceiptCore
 
 extension ConsoleReducer {
+    /// A key for a one-line prompt: a paste keeps its text, its line breaks turned to spaces.
+    static func promptKey(_ key: KeyEvent) -> KeyEvent {
+        guard case .paste(let text) = key else { return key }
+        return .paste(FormLogic.cleanPaste(text, into: "prompt"))
+    }
+
     /// A key, routed by mode: prompts and forms take text, overlays take their own keys, and
     /// browsing looks the key up in the binding table.
     static func handleKey(_ state: inout ConsoleState, _ key: KeyEvent) -> [ConsoleEffect] {
@@ -21,7 +27,7 @@ extension ConsoleReducer {
                     state.mode = .filter(field)
                 }
             default:
-                if field.edit(key) { state.mode = .filter(field) }
+                if field.edit(promptKey(key)) { state.mode = .filter(field) }
             }
             return []
         case .command(var field):

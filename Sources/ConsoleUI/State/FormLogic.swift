@@ -89,7 +89,13 @@ enum FormLogic {
         var form = form
         form.error = nil
         let last = form.fields.count - 1
+        let asked = form.discardAsked
+        form.discardAsked = false
         switch key {
+        case .escape where !asked && form.longestText >= FormState.longText:
+            // A long paste is not thrown away by one key: say what Esc would lose, and ask.
+            form.discardAsked = true
+            form.error = "Esc again throws away this form and its \(form.longestText)-character text; any other key keeps it"
         case .escape:
             state.mode = .browse
             state.message = StatusMessage(text: "\(form.kind.title): cancelled, nothing changed", kind: .info)
@@ -118,11 +124,30 @@ enum FormLogic {
                     form.fields[form.focus].kind = .choice(options, (index + 1) % max(1, options.count))
                 }
             case .text(var field):
-                if field.edit(key) { form.fields[form.focus].kind = .text(field) }
+                let edit: KeyEvent
+                if case .paste(let text) = key {
+                    edit = .paste(Self.cleanPaste(text, into: form.fields[form.focus].label))
+                } else {
+                    edit = key
+                }
+                if field.edit(edit) { form.fields[form.focus].kind = .text(field) }
             }
         }
         state.mode = .form(form)
         return []
+    }
+
+    /// A paste as the field keeps it. Into a field for an artefact, base64 and JWS (as logs and
+    /// emails wrap them) lose every space and line break, which are never part of them; JSON
+    /// keeps its text. Elsewhere line breaks become spaces: a field holds one line.
+    static func cleanPaste(_ text: String, into label: String) -> String {
+        let artefactFields: Set<String> = ["Artefact", "Or receipt"]
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        if artefactFields.contains(label), !trimmed.hasPrefix("{"), !trimmed.hasPrefix("/") {
+            return String(trimmed.unicodeScalars.filter { !CharacterSet.whitespacesAndNewlines.contains($0) }.map(Character.init))
+        }
+        if artefactFields.contains(label) { return trimmed }
+        return String(text.map { $0.isNewline ? " " : $0 })
     }
 
     /// The change a filled-in form asks for, or why it cannot be asked.

@@ -15,6 +15,10 @@ struct TextField: Equatable, Sendable {
     /// Applies an editing key; returns false when the key is not an edit.
     mutating func edit(_ key: KeyEvent) -> Bool {
         switch key {
+        case .paste(let pasted):
+            let index = text.index(text.startIndex, offsetBy: min(cursor, text.count))
+            text.insert(contentsOf: pasted, at: index)
+            cursor += pasted.count
         case .character(let c):
             let index = text.index(text.startIndex, offsetBy: min(cursor, text.count))
             text.insert(c, at: index)
@@ -93,6 +97,14 @@ struct FormState: Equatable, Sendable {
     var fields: [FormField]
     var focus = 0
     var error: String?
+    /// Esc was pressed once on a form holding a long paste: a second Esc throws it away.
+    var discardAsked = false
+
+    /// Text fields this long count as a paste worth asking about before Esc throws them away.
+    static let longText = 200
+
+    /// The longest text a field holds, in characters.
+    var longestText: Int { fields.map { $0.text.count }.max() ?? 0 }
 
     func value(_ label: String) -> String {
         fields.first { $0.label == label }?.text.trimmingCharacters(in: .whitespaces) ?? ""

@@ -65,10 +65,19 @@ enum OverlayViews {
 
     /// The end of a long text field, so the cursor stays in view.
     static func visibleTail(_ field: TextField, room: Int) -> TextField {
+        guard room > 4, field.text.utf8.count >= room - 1 || DisplayWidth.of(field.text) >= room - 1 else { return field }
         let characters = Array(field.text)
-        guard DisplayWidth.of(field.text) >= room - 1, room > 4 else { return field }
-        var start = 0
-        while start < field.cursor && DisplayWidth.of(String(characters[start..<field.cursor])) > room - 3 { start += 1 }
+        guard DisplayWidth.of(field.text) >= room - 1 else { return field }
+        // Back from the cursor while the text before it still fits: linear in what is shown, so
+        // a 50 KB paste draws in one pass.
+        var start = min(field.cursor, characters.count)
+        var width = 0
+        while start > 0 {
+            let next = DisplayWidth.of(String(characters[start - 1]))
+            if width + next > room - 3 { break }
+            width += next
+            start -= 1
+        }
         var shown = TextField(String(characters[start...]))
         shown.cursor = field.cursor - start
         return shown
