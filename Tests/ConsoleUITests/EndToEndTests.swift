@@ -127,4 +127,69 @@ struct EndToEndTests {
         #expect(Set(entries.compactMap { $0.string("action") }).isSubset(of: ["grant", "reverify"]), "only the re-verification and the grant")
         #expect(try AuditLog.verify(database).isIntact)
     }
+
+    /// A JWS wrapped at 40 columns, pasted by the terminal (tmux's bracketed paste): it lands
+    /// whole in the import form's artefact field, its line breaks do not act as Enter, and it
+    /// imports.
+    @Test func aWrappedJWSPastedByTheTerminalImports() throws {
+        try #require(tmuxIsInstalled(), "tmux is not installed (/usr/bin/tmux): run make deps")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("console-paste-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }  // best effort
+        let db = folder.appendingPathComponent("purchases.sqlite").path
+        let config = folder.appendingPathComponent("config.json").path
+        func receiptdesk(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+            let process = Process()
+            process.executableURL = Self.binary
+            process.arguments = arguments
+            let out = Pipe(), err = Pipe()
+            process.standardOutput = out
+            process.standardError = err
+            try process.run()
+            let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            return (process.terminationStatus, stdout, stderr)
+        }
+        try #require(try receiptdesk(["demo", "--db", db, "--customers", "20"]).status == 0, "receiptdesk demo failed")
+        let minted = try receiptdesk(["simulator", "mint", "jws", "--config", config, "--product", "com.example.game.coins.1200"])
+        try #require(minted.status == 0, "\(minted.stderr)")
+        let jws = minted.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let transaction = try #require(minted.stderr.split(separator: " ").first { $0.hasPrefix("20000") }.map(String.init))
+        var wrapped = ""
+        for (index, character) in jws.enumerated() {
+            if index > 0 && index % 40 == 0 { wrapped += "\n" }
+            wrapped.append(character)
+        }
+        let pasteFile = folder.appendingPathComponent("paste.txt")
+        try Data(wrapped.utf8).write(to: pasteFile)
+
+        let tmux = Tmux()
+        let command = "env RECEIPTDESK_DB='\(db)' RECEIPTDESK_CONFIG='\(config)' USER=e2e-operator '\(Self.binary.path)'; echo __EXIT=$?; sleep 60"
+        try tmux.run(["new-session", "-d", "-s", "e2e", "-x", "120", "-y", "30", command])
+        guard tmux.wait(for: "Customers") != nil else {
+            Issue.record("the console did not open; the pane shows:\n\(tmux.capture())")
+            return
+        }
+        try tmux.keys("i")
+        #expect(tmux.wait(for: "Artefact") != nil, "no import form:\n\(tmux.capture())")
+        try tmux.keys("C-u")
+        try tmux.keys("-l", "paste-customer")
+        try tmux.keys("Tab")
+        try tmux.run(["load-buffer", "-b", "rd", pasteFile.path])
+        try tmux.run(["paste-buffer", "-p", "-b", "rd", "-t", "e2e"])
+        // The whole JWS is one field's text: the form is still open on the artefact, nothing spilled.
+        #expect(tmux.wait(for: String(jws.suffix(20))) != nil, "the end of the JWS is not in the field:\n\(tmux.capture())")
+        #expect(!tmux.capture().contains("Import: confirm"), "a line break of the paste acted as Enter")
+        try tmux.keys("Enter")
+        try tmux.keys("Enter")
+        #expect(tmux.wait(for: "Import: preview") != nil && tmux.capture().contains("✓ valid"), "no valid preview:\n\(tmux.capture())")
+        try tmux.keys("y")
+        #expect(tmux.wait(for: "imported") != nil || tmux.wait(for: "recorded") != nil, "not imported:\n\(tmux.capture())")
+        try tmux.keys("q")
+        try #require(tmux.wait(for: "__EXIT=0") != nil, "the console did not exit cleanly:\n\(tmux.capture())")
+        let database = try SQLiteDatabase(path: db, create: false)
+        #expect(try database.queryFirst("SELECT customer_id FROM transactions WHERE transaction_id = ?", [.text(transaction)])?
+            .string("customer_id") == "paste-customer")
+    }
 }
