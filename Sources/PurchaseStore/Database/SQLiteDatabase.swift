@@ -139,6 +139,24 @@ public final class SQLiteDatabase: SQLDatabase {
         return result
     }
 
+    /// Runs `body` in one read transaction: every query in it sees the database as it was at the
+    /// first (a WAL snapshot), while other connections go on writing. Takes no write lock.
+    public func readTransaction<T>(_ body: () throws -> T) throws -> T {
+        if transactionDepth > 0 { return try body() }
+        try execute("BEGIN DEFERRED", [])
+        transactionDepth += 1
+        defer { transactionDepth -= 1 }
+        do {
+            let result = try body()
+            try execute("COMMIT", [])
+            return result
+        } catch {
+            // The body's error is what happened; ending the read must not replace it.
+            if sqlite3_get_autocommit(handle) == 0 { sqlite3_exec(handle, "ROLLBACK", nil, nil, nil) }
+            throw error
+        }
+    }
+
     /// Runs `body` again while SQLite reports busy without waiting (switching to WAL while another
     /// process opens the same new file), for up to the busy timeout.
     private func retryingWhileBusy<T>(_ body: () throws -> T) throws -> T {

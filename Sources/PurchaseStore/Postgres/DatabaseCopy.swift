@@ -32,10 +32,11 @@ public struct DatabaseCopyReport: Sendable {
 /// audit hash chain, are checked on the target afterwards.
 ///
 /// Both databases must be migrated to the same schema (open them with `PurchaseDatabase.open`);
-/// the target must hold no ledger rows. The source's write lock is held for the whole copy and
-/// its verification, so both see one state of the source: a change another operator makes
-/// meanwhile waits, and can never make a correct copy look wrong. The target is written in one
-/// transaction (all or nothing).
+/// the target must hold no ledger rows. The source is read inside one snapshot for the whole
+/// copy and its verification (a read transaction on SQLite, REPEATABLE READ on PostgreSQL): both
+/// see the same state of it, other operators go on working meanwhile, and a change they make
+/// can never make a correct copy look wrong. The target is written in one transaction (all or
+/// nothing).
 /// Primary keys are copied as they are, and the target's id counters continue after them.
 public enum DatabaseCopy {
     /// The tables, parents before children (foreign keys), and the columns rows are paged by.
@@ -61,17 +62,16 @@ public enum DatabaseCopy {
             throw StoreError(.invalidInput, "the source and the target are the same database (\(source.location))")
         }
         try requireSameSchema(source, target)
-        let sourceAudit = try AuditLog.verify(source)
-        guard sourceAudit.isIntact else {
-            throw StoreError(.auditBroken, "the audit log of \(source.location) does not verify (\(sourceAudit.problem ?? "")): not copied; run `receiptdesk audit --verify` there")
-        }
         var counts: [String: Int64] = [:]
         var report: [DatabaseCopyReport.Table] = []
         var heads: (source: [SQLValue?]?, target: [SQLValue?]?) = (nil, nil)
         var targetAudit = AuditVerification(checked: 0, problem: nil)
-        try source.writeTransaction {
-            // No ledger change can commit on either side while the copy runs (each needs the writer lock to append).
-            try (source as? PostgresDatabase)?.lockWriters()
+        try snapshot(source) {
+            // The chain is checked in the very state that is copied.
+            let sourceAudit = try AuditLog.verify(source)
+            guard sourceAudit.isIntact else {
+                throw StoreError(.auditBroken, "the audit log of \(source.location) does not verify (\(sourceAudit.problem ?? "")): not copied; run `receiptdesk audit --verify` there")
+            }
             try target.writeTransaction {
                 try (target as? PostgresDatabase)?.lockWriters()
                 for (table, _) in tables {
@@ -104,6 +104,15 @@ public enum DatabaseCopy {
         }
         return DatabaseCopyReport(source: source.location, target: target.location, tables: report, audit: targetAudit,
                                   auditHeadMatches: heads.source == heads.target, seconds: Date().timeIntervalSince(start))
+    }
+
+    /// Runs `body` with every read of `database` in one consistent snapshot, taking no write lock.
+    static func snapshot<T>(_ database: SQLDatabase, _ body: () throws -> T) throws -> T {
+        if let sqlite = database as? SQLiteDatabase { return try sqlite.readTransaction(body) }
+        return try database.writeTransaction {
+            try database.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY", [])
+            return try body()
+        }
     }
 
     /// Empties every ledger table of `target` (children before parents) in one transaction, so a
