@@ -200,16 +200,12 @@ public final class ConsoleController {
                 }
                 return applyInBackground(change, watched: watched, writer: writer)
             }
-            do {
-                let operatorName = environment.operatorName
-                dispatch(.changeApplied(try ledgerLock.run { ledger in
+            let operatorName = environment.operatorName
+            finishApply(change.name, Result {
+                try ledgerLock.run { ledger in
                     try watched.perform(ledger.database) { try ChangeRunner.apply(change, ledger: ledger, operatorName: operatorName) }
-                }))
-            } catch {
-                let reason = ConsoleFailure(error).message
-                dispatch(.changeFailed("\(change.name) refused: \(reason)" + (reason.contains("nothing was done") ? "" : "; nothing changed")))
-                dispatch(.backgroundChanged)  // show the database as it is now (someone else may have changed it)
-            }
+                }
+            }, cancelled: false)
         case .startReverify(let job):
             startReverify(job)
         case .cancelApply:

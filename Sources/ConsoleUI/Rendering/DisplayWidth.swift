@@ -36,9 +36,12 @@ public enum DisplayWidth {
     }
 
     /// Columns a string takes on the screen, that is once `sanitized` (what reaches the screen).
-    public static func of(_ text: String) -> Int {
+    public static func of(_ text: String) -> Int { columns(sanitized(text)) }
+
+    /// Columns of text already sanitized.
+    private static func columns(_ text: String) -> Int {
         var total = 0
-        for character in sanitized(text) { total += of(character) }
+        for character in text { total += of(character) }
         return total
     }
 
@@ -57,7 +60,7 @@ public enum DisplayWidth {
     public static func truncate(_ raw: String, to width: Int, ellipsis: Bool = true) -> String {
         guard width > 0 else { return "" }
         let text = sanitized(raw)
-        let full = of(text)
+        let full = columns(text)
         if full <= width { return text }
         let room = ellipsis ? width - 1 : width
         var result = ""

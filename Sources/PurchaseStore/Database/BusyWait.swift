@@ -15,11 +15,14 @@ final class BusyWait: @unchecked Sendable {
             guard let context else { return 0 }
             let state = Unmanaged<BusyWait>.fromOpaque(context).takeUnretainedValue()
             if state.isCancelled?() == true { return 0 }
-            // Sleeps of 1, 2, 5, 10, then 20 ms: about as SQLite's own handler waits.
+            // Sleeps of 1, 2, 5, 10, then 20 ms: about as SQLite's own handler waits. `slept[n]` is
+            // the time the first n sleeps took.
             let steps: [Int32] = [1, 2, 5, 10, 20]
-            let waited = (0..<Int(count)).reduce(Int32(0)) { $0 + steps[min($1, steps.count - 1)] }
+            let slept: [Int32] = [0, 1, 3, 8, 18]
+            let n = Int(count)
+            let waited = n < slept.count ? slept[n] : slept[slept.count - 1] + Int32(n - (slept.count - 1)) * 20
             guard waited < SQLiteDatabase.busyTimeoutMilliseconds else { return 0 }
-            usleep(useconds_t(steps[min(Int(count), steps.count - 1)]) * 1000)
+            usleep(useconds_t(steps[min(n, steps.count - 1)]) * 1000)
             return state.isCancelled?() == true ? 0 : 1
         }, Unmanaged.passUnretained(state).toOpaque())
     }

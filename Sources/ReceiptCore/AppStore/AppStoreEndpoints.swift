@@ -82,16 +82,13 @@ public struct AppStoreEndpoints: Sendable, Equatable {
         }
         switch scheme {
         case "https": return
-        case "http" where isLoopback(host): return
+        case "http" where LoopbackHost.contains(host): return
         case "http":
             throw AppStoreError(.configuration, "\(name) endpoint '\(url.absoluteString)' is plain http to a host that is not loopback (127.0.0.0/8 or localhost); secrets would cross the network in clear")
         default:
             throw AppStoreError(.configuration, "\(name) endpoint '\(url.absoluteString)' is not http(s)")
         }
     }
-
-    /// 127.0.0.0/8, ::1 and localhost.
-    static func isLoopback(_ host: String) -> Bool { LoopbackHost.contains(host) }
 
     /// `base` with `path` appended (one slash between), query given as (name, value) pairs; each
     /// value is percent-encoded here.

@@ -168,13 +168,18 @@ public struct LegacyReceipt: Sendable {
     /// mismatch and the environment is sandbox, so an edited envelope never makes a sandbox
     /// purchase count as paid.
     public var environment: EnvironmentReading {
-        let signed = LegacyEnvironmentEvidence(appItemId: appItemId, versionExternalIdentifier: versionExternalIdentifier)
+        let signed = environmentEvidence
         let claimed: Environment = environmentRaw.map { Environment.named($0) } ?? .production
         let disagrees = claimed != signed.environment
         let claim = EnvironmentClaim(environment: claimed, source: .legacyEnvironmentKey, rawValue: environmentRaw,
                                      disagrees: disagrees)
         return EnvironmentReading(disagrees ? .sandbox : signed.environment, source: .legacyPurchaseInfo,
                                   rawValue: signed.description, isSigned: signature != nil, claim: claim)
+    }
+
+    /// What purchase-info says about the environment (`app-item-id`, `version-external-identifier`).
+    var environmentEvidence: LegacyEnvironmentEvidence {
+        LegacyEnvironmentEvidence(appItemId: appItemId, versionExternalIdentifier: versionExternalIdentifier)
     }
 
     /// The purchase-info value for `key` as written, if present.

@@ -42,7 +42,7 @@ extension LegacyReceipt {
     private var environmentNode: TreeNode {
         let reading = environment
         let claimed = reading.claim?.environment ?? .production
-        let evidence = LegacyEnvironmentEvidence(appItemId: appItemId, versionExternalIdentifier: versionExternalIdentifier)
+        let evidence = environmentEvidence
         let signedWord = signature == nil ? "purchase-info (unsigned here)" : "signed purchase-info"
         let value = (environmentRaw ?? "absent (claims Production)")
             + " · unsigned claim; \(signedWord): \(evidence.description) → \(evidence.environment.rawValue)"

@@ -31,10 +31,10 @@ public enum ChainVerifier {
     /// names both attempts. `.localTesting` tries the extra anchors only.
     public static func verify(leaf: ArraySlice<UInt8>, intermediates: [ArraySlice<UInt8>], at time: Date,
                               policy: ChainPolicy, store: TrustStore) -> Result<VerifiedChain, ChainFailure> {
-        let extras = store.extraAnchors
-        let onlyExtras = !policy.requiresAppleShape
         let key = cacheKey(leaf: leaf, intermediates: intermediates, policy: policy)
         if let hit = store.cache.lookup(key, at: time) { return .success(hit) }
+        let extras = store.extraAnchors
+        let onlyExtras = !policy.requiresAppleShape
         if onlyExtras && extras.isEmpty {
             return .failure(ChainFailure(reason: "no extra trust anchor was given (--trust-anchor) to check a \(policy.name) signature with", names: []))
         }

@@ -33,7 +33,7 @@ public struct ReceiptVerifier: Sendable {
     public func verify(_ artefact: DecodedArtefact) -> Verdict {
         switch artefact {
         case .unified(let receipt):
-            let appId = receipt.appItemId.map { $0 == 0 ? nil : $0 } ?? nil
+            let appId = receipt.appItemId.flatMap { $0 == 0 ? nil : $0 }
             return checkAppAppleId(verify(receipt), appId, receipt.environment.environment, field: "field 1 (App Store id)")
         case .legacy(let receipt):
             let verdict = checkBundle(receipt.verify(trust: trust), receipt.bundleId)
