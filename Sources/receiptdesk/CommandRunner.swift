@@ -16,10 +16,14 @@ enum CommandRunner {
       samples [DIR]   decode and verify every sample artefact in DIR (default Assets/Samples)
 
     purchase database (all take --db PATH, --config FILE, --operator NAME, --json, --trust-anchor CERT):
-      import FILE... --customer ID [--order ORDER] [--application-username VALUE]
+      import FILE... --customer ID [--customer-name NAME] [--customer-email EMAIL] [--order ORDER]
+             [--application-username VALUE]
       order create --customer ID --order ORDER --product PRODUCT [--account-token TOKEN]
       order fail ORDER --reason TEXT
-      customer show ID | customer add ID [--tester]
+      customer show ID | customer add ID [--tester] [--name NAME] [--email EMAIL]
+      search TEXT [--limit N]
+                      find customers, orders, transactions, receipts by any id or its start (any
+                      case), a name or email fragment, env:/status:/verdict:/since: qualifiers
       grant --customer ID --entitlement E [--until DATE | --for P30D] --reason TEXT
       revoke --customer ID (--entitlement E | --grant N) --reason TEXT
       restore --customer ID (--from-customer OLD [--transaction T]... | --receipt FILE) --reason TEXT [--dry-run]
@@ -71,6 +75,7 @@ enum CommandRunner {
             case "import": return try ImportCommand.run(rest)
             case "order": return try OrderCommand.run(rest)
             case "customer": return try CustomerCommand.run(rest)
+            case "search": return try SearchCommand.run(rest)
             case "grant": return try EntitlementCommands.grant(rest)
             case "revoke": return try EntitlementCommands.revoke(rest)
             case "restore": return try EntitlementCommands.restore(rest)

@@ -2,7 +2,7 @@ import Foundation
 import PurchaseStore
 import ReceiptCore
 
-/// `receiptdesk customer show ID` and `receiptdesk customer add ID [--tester | --not-tester]`.
+/// `receiptdesk customer show ID` and `receiptdesk customer add ID [--tester] [--name NAME] [--email EMAIL]`.
 enum CustomerCommand {
     static func run(_ arguments: [String]) throws -> ExitStatus {
         guard let sub = arguments.first else { throw CommandFailure.usage("customer needs a subcommand: show or add") }
@@ -16,8 +16,11 @@ enum CustomerCommand {
             return .ok
         case "add":
             let tester = args.flag("--tester")
+            let contact = CustomerContact(displayName: try args.value("--name"), email: try args.value("--email"))
             guard let id = try args.finish(maxPositionals: 1).first else { throw CommandFailure.usage("customer add needs ID") }
-            let changed = try options.openLedger(mayCreate: true, checking: [(id, "customer id")]).addCustomer(id, isTester: tester, operatorName: options.operatorName)
+            do { try contact.validate() } catch { throw CommandFailure.from(error) }
+            let changed = try options.openLedger(mayCreate: true, checking: [(id, "customer id")])
+                .addCustomer(id, isTester: tester, contact: contact, operatorName: options.operatorName)
             print(changed ? "customer \(id) \(tester ? "is a sandbox tester" : "added")" : "customer \(id): nothing changed")
             return .ok
         default:
@@ -27,6 +30,7 @@ enum CustomerCommand {
 
     static func json(_ s: CustomerSummary) -> JSONValue {
         .object([("customerId", .string(s.customerId)), ("tester", .bool(s.isTester)),
+                 ("displayName", s.displayName.map(JSONValue.string) ?? .null), ("email", s.email.map(JSONValue.string) ?? .null),
                  ("orders", .array(s.orders.map(LedgerJSON.order))),
                  ("transactions", .array(s.transactions.map(LedgerJSON.transaction))),
                  ("receipts", .array(s.receipts.map(LedgerJSON.receipt))),
@@ -37,7 +41,10 @@ enum CustomerCommand {
 
     static func text(_ s: CustomerSummary) -> String {
         func date(_ d: Date?) -> String { d.map(RFC3339.format) ?? "–" }
-        var lines = ["customer \(s.customerId)\(s.isTester ? "  (sandbox tester)" : "")", "", "entitlements:"]
+        var lines = ["customer \(s.customerId)\(s.isTester ? "  (sandbox tester)" : "")"]
+        let contact = [s.displayName, s.email.map { "<\($0)>" }].compactMap { $0 }
+        if !contact.isEmpty { lines.append("  " + contact.joined(separator: " ")) }
+        lines += ["", "entitlements:"]
         if s.entitlements.isEmpty { lines.append("  none") }
         for e in s.entitlements {
             lines.append("  \(e.isActive ? "●" : "○") \(e.name): \(e.reason)")

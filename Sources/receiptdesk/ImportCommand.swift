@@ -2,8 +2,10 @@ import Foundation
 import PurchaseStore
 import ReceiptCore
 
-/// `receiptdesk import FILE... --customer ID [--order ORDER] [--application-username VALUE] [--source S]`
-/// Each file is its own ledger operation: a failure in one leaves the others applied.
+/// `receiptdesk import FILE... --customer ID [--customer-name NAME] [--customer-email EMAIL] [--order ORDER]
+/// [--application-username VALUE] [--source S]`
+/// Each file is its own ledger operation: a failure in one leaves the others applied. The name
+/// and email are set on the customer once an import has created (or found) them.
 enum ImportCommand {
     static func run(_ arguments: [String]) throws -> ExitStatus {
         var args = Arguments(arguments)
@@ -12,6 +14,8 @@ enum ImportCommand {
         let order = try args.value("--order")
         let username = try args.value("--application-username")
         let source = try args.value("--source") ?? "import"
+        let contact = CustomerContact(displayName: try args.value("--customer-name"), email: try args.value("--customer-email"))
+        do { try contact.validate() } catch { throw CommandFailure.from(error) }
         let files = try args.finish(maxPositionals: 1_000_000)
         guard !files.isEmpty else { throw CommandFailure.usage("import needs at least one FILE (or - for standard input)") }
         let ledger = try options.openLedger(mayCreate: true, checking: [(customer, "customer id"), (order, "order id")])
@@ -46,6 +50,9 @@ enum ImportCommand {
             return PurchaseLedger.ImportItem(bytes: try InputReader.read(file), customer: customer, orderId: order,
                                              applicationUsername: username, source: source == "import" ? "import \(label)" : source)
         }, report: { index, outcome in try report(files[index], outcome) })
+        if !contact.isEmpty, try ledger.customerExists(customer) {
+            try ledger.setContact(customer, contact, operatorName: options.operatorName)
+        }
         if options.json { print(JSONValue.array(results).serialized()) }
         if busy { return .temporaryFailure }
         if failures > 0 { return .badInput }

@@ -66,6 +66,7 @@ enum LedgerBenchCases {
         if selected(LedgerLookupBench.names) { try LedgerLookupBench.run(into: &report, progress: progress) }
         if selected(ReverifyBench.names) { try ReverifyBench.run(into: &report, progress: progress) }
         if selected(ConsoleBench.names) { try ConsoleBench.run(into: &report, progress: progress) }
+        if selected(SearchBench.names) { try SearchBench.run(into: &report, progress: progress) }
         return report
     }
 
@@ -129,7 +130,7 @@ enum LedgerLookupBench {
     static let perCustomer = 10
     static let runs = 1_000
     /// Bump when the generated content changes, so a stale cache is not reused.
-    static let generatorVersion = "gen1"
+    static let generatorVersion = "gen2"
     static let firstTransaction = 4_000_000_000_000
     static let lookups = ["customerSummary", "transaction by id", "order by id", "transactions by original transaction id"]
     static var names: [String] {
@@ -138,6 +139,18 @@ enum LedgerLookupBench {
 
     static func figureName(_ lookup: String, _ statistic: String) -> String { "ledger lookup \(lookup) on 1,000,000 transactions, \(statistic) ms" }
     static func customerId(_ index: Int) -> String { "customer-" + LedgerBenchCases.padded(index, 6) }
+    static let firstNames = ["Ada", "Grace", "Alan", "Edsger", "Barbara", "Donald", "Frances", "Ken", "Margaret", "Dennis",
+                             "Hedy", "John", "Radia", "Tim", "Katherine", "Claude", "Sophie", "Niklaus", "Annie", "Linus"]
+    static let lastNames = ["Lovelace", "Hopper", "Turing", "Dijkstra", "Liskov", "Knuth", "Allen", "Thompson", "Hamilton", "Ritchie",
+                            "Lamarr", "McCarthy", "Perlman", "Berners-Lee", "Johnson", "Shannon", "Wilson", "Wirth", "Easley", "Torvalds",
+                            "Nakamura", "García", "Müller", "Okafor", "Lindqvist"]
+    /// Customer `index`'s display name and email (every pair of names about 200 times over).
+    static func contact(_ index: Int) -> (String, String) {
+        let first = firstNames[index % firstNames.count]
+        let last = lastNames[(index / firstNames.count) % lastNames.count]
+        let local = "\(first).\(last)".lowercased().replacingOccurrences(of: "ü", with: "ue").replacingOccurrences(of: "í", with: "i")
+        return ("\(first) \(last)", "\(local).\(index)@example.com")
+    }
     static func orderId(_ index: Int) -> String { "order-" + LedgerBenchCases.padded(index, 6) }
     static func transactionId(_ index: Int) -> String { String(firstTransaction + index) }
 
@@ -211,8 +224,8 @@ enum LedgerLookupBench {
     static let originalTransactionSQL = "SELECT * FROM transactions WHERE original_transaction_id = ?"
 
     /// Runs `body` 50 times to warm up, then `runs` times, each timed; milliseconds, sorted.
-    static func sample(_ body: () throws -> Void) throws -> [Double] {
-        for _ in 0..<50 { try body() }
+    static func sample(runs: Int = runs, _ body: () throws -> Void) throws -> [Double] {
+        for _ in 0..<min(50, runs) { try body() }
         let clock = ContinuousClock()
         let milliseconds = try (0..<runs).map { _ in
             let start = clock.now
@@ -278,8 +291,9 @@ enum LedgerLookupBench {
     private static func insertCustomer(_ index: Int, _ database: SQLDatabase) throws {
         let customer = customerId(index)
         let joined = Date(timeIntervalSince1970: 1_672_531_200 + Double(index) * 300)  // from 2023-01-01, 5 minutes apart
-        try database.execute("INSERT INTO customers (customer_id, is_tester, created_at, updated_at) VALUES (?, 0, ?, ?)",
-                             [.text(customer), .date(joined), .date(joined)])
+        let (name, email) = contact(index)
+        try database.execute("INSERT INTO customers (customer_id, is_tester, created_at, updated_at, display_name, email) VALUES (?, 0, ?, ?, ?, ?)",
+                             [.text(customer), .date(joined), .date(joined), .text(name), .text(email)])
         let raw = Array("bench receipt \(index) ".utf8) + [UInt8](repeating: UInt8(truncatingIfNeeded: index), count: 200)
         let receiptId = try database.queryFirst("""
             INSERT INTO receipts (sha256, raw, format, environment, verdict, verdict_reason, decoded_json, bundle_id,

@@ -35,6 +35,8 @@ enum LookupOrderCommand {
             imported.append(ImportCommand.json("transaction \(verified.transactionId ?? "?")", result))
         }
         for rejected in lookup.rejected { lines.append("not imported: \(rejected)") }
+        // Kept, so a search for the id on the invoice email finds these transactions.
+        try ledger.recordAppleOrder(orderId, transactionIds: lookup.transactions.compactMap(\.transactionId), operatorName: options.operatorName)
         if options.json {
             print(JSONValue.object([("orderId", .string(orderId)), ("environment", .string(lookup.environment.rawValue)),
                                     ("imported", .array(imported)),

@@ -46,6 +46,14 @@ struct SnapshotTests {
             c.handle(.character("3")); c.handle(.character("/")); c.type("1000000359369424"); c.handle(.enter)
         },
         Scenario(name: "filter-qualifier") { c, _ in c.handle(.character("/")); c.type("env:sandbox"); c.handle(.enter); c.handle(.character("4")) },
+        // Case-insensitive prefix: "ALI" finds alice; the tab bar counts matches per tab.
+        Scenario(name: "search-prefix") { c, _ in c.handle(.character("/")); c.type("ALI"); c.handle(.enter) },
+        // What is wrong shows while the prompt is still open.
+        Scenario(name: "search-invalid") { c, _ in c.handle(.character("/")); c.type("status:bogus") },
+        // env: does not apply to the audit: the title says so, greyed, instead of "filtered".
+        Scenario(name: "search-not-applicable") { c, _ in
+            c.handle(.character("6")); c.handle(.character("/")); c.type("env:sandbox"); c.handle(.enter); c.handle(.end)
+        },
         Scenario(name: "command-line") { c, _ in c.handle(.character(":")); c.type("gra") },
         Scenario(name: "grant-form") { c, _ in c.handle(.character("g")); c.handle(.right); c.handle(.tab); c.type("P30D") },
         Scenario(name: "grant-empty-reason") { c, _ in

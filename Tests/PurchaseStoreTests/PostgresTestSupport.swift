@@ -144,7 +144,8 @@ enum BackendDump {
         let sql = database.dialect.name == "postgresql"
             ? "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY table_name"
             : "SELECT name FROM sqlite_master WHERE type = 'table' AND name <> 'sqlite_sequence' ORDER BY name"
-        return try database.query(sql, []).compactMap { $0.string("name") }
+        // SQLite's full-text search tables are derived from customers (PostgreSQL indexes instead).
+        return try database.query(sql, []).compactMap { $0.string("name") }.filter { !SearchSchema.derivedTables.contains($0) }
     }
 
     static func text(_ database: SQLDatabase, excluding: Set<String> = []) throws -> String {

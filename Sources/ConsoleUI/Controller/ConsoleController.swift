@@ -160,6 +160,12 @@ public final class ConsoleController {
             dispatch(.listLoaded(table, request, result))
         case .loadDetail(let target):
             dispatch(.detailLoaded(target, ledgerLock.run { DetailLoader.load(target, ledger: $0, now: now) }))
+        case .loadMatchCounts(let filter):
+            var counts: [BrowseTable: MatchCount] = [:]
+            for table in BrowseTable.allCases {
+                if let count = try? ledgerLock.run({ try Browser($0.database).matchCount(table, filter: filter) }) { counts[table] = count }
+            }
+            dispatch(.matchCountsLoaded(filter, counts))
         case .loadCounts:
             if let counts = try? ledgerLock.run({ try Browser($0.database).counts() }) {  // stale counts are harmless; the next reload retries
                 dispatch(.countsLoaded(counts))

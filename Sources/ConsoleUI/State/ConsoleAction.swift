@@ -10,6 +10,8 @@ enum ConsoleAction {
     case listLoaded(BrowseTable, ListRequest, Result<BrowsePage, ConsoleFailure>)
     case detailLoaded(DetailTarget, DetailModel)
     case countsLoaded(BrowseCounts)
+    /// How many rows of each list `filter` matches (dropped when the filter changed meanwhile).
+    case matchCountsLoaded(BrowseFilter, [BrowseTable: MatchCount])
     case formOpened(FormState)
     case previewReady(Confirmation)
     /// A form or preview could not be prepared; the message says why.
@@ -49,6 +51,8 @@ enum ConsoleEffect: Equatable {
     case loadList(BrowseTable, ListRequest)
     case loadDetail(DetailTarget)
     case loadCounts
+    /// Count the filter's matches in every list.
+    case loadMatchCounts(BrowseFilter)
     /// Prepare a form that needs data (the revoke form lists what the customer holds).
     case prepareForm(Command, customer: String?)
     case preview(PendingChange)

@@ -35,6 +35,7 @@ extension ConsoleReducer {
             case .escape: state.mode = .browse
             case .enter:
                 state.mode = .browse
+                if let message = state.message, message.kind == .error, !message.text.hasPrefix("live view:") { state.message = nil }
                 return runCommandLine(&state, field.text)
             default:
                 if field.edit(key) { state.mode = .command(field) }
@@ -79,6 +80,9 @@ extension ConsoleReducer {
         if key == .escape, state.applying != nil { return [.cancelApply] }
         if key == .escape, state.job != nil { return run(&state, .cancel) }
         guard let command = KeyBindings.command(for: key, scopes: state.scopes) else { return [] }
+        // An old error leaves the status line with the next command; one that fails says its
+        // own. A lost live view stays until it is back.
+        if let message = state.message, message.kind == .error, !message.text.hasPrefix("live view:") { state.message = nil }
         return run(&state, command)
     }
 

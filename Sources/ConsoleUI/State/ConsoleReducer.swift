@@ -46,6 +46,12 @@ enum ConsoleReducer {
         case .countsLoaded(let counts):
             state.counts = counts
             return []
+        case .matchCountsLoaded(let filter, let counts):
+            guard filter == state.filter else { return [] }
+            state.matchCounts = counts
+            guard state.announceMatches else { return [] }
+            state.announceMatches = false
+            return announceMatches(&state)
         case .formOpened(let form):
             state.mode = .form(form)
             return []
@@ -111,6 +117,7 @@ enum ConsoleReducer {
     static func refreshAll(_ state: inout ConsoleState) -> [ConsoleEffect] {
         for table in BrowseTable.allCases where table != state.tab { state.lists[table]?.loaded = false }
         var effects: [ConsoleEffect] = [.loadCounts, reloadCurrentList(state)]
+        if !state.filter.isEmpty { effects.append(.loadMatchCounts(state.filter)) }
         if let target = state.detail.target { effects.append(.loadDetail(target)) }
         return effects
     }
@@ -141,8 +148,38 @@ enum ConsoleReducer {
         state.detail.stack = []
         state.detail.target = nil
         state.focus = .list
-        state.message = filter.isEmpty ? StatusMessage(text: "filter removed", kind: .info) : nil
-        return [.loadList(state.tab, ListRequest(cursor: .first, limit: state.layout.listRows, purpose: .replace(keepKey: nil)))]
+        state.message = filter.isEmpty ? StatusMessage(text: "filter removed", kind: .info) : StatusMessage(text: "searching…", kind: .info)
+        state.matchCounts = [:]
+        state.announceMatches = !filter.isEmpty
+        let load = ConsoleEffect.loadList(state.tab, ListRequest(cursor: .first, limit: state.layout.listRows, purpose: .replace(keepKey: nil)))
+        return filter.isEmpty ? [load] : [load, .loadMatchCounts(filter)]
+    }
+
+    /// Says where a search's matches are ("3 customers · 12 transactions"), and moves to the
+    /// first tab that has some when the current one has none.
+    static func announceMatches(_ state: inout ConsoleState) -> [ConsoleEffect] {
+        let found = BrowseTable.allCases.compactMap { table -> (BrowseTable, MatchCount)? in
+            guard let count = state.matchCounts[table], count.applies, count.count > 0 else { return nil }
+            return (table, count)
+        }
+        guard !found.isEmpty else {
+            state.message = StatusMessage(text: "no matches for / \(state.filter.text) in any list", kind: .info)
+            return []
+        }
+        let singular: [BrowseTable: String] = [.customers: "customer", .orders: "order", .transactions: "transaction", .receipts: "receipt",
+                                               .conflicts: "conflict", .audit: "audit entry"]
+        let words = found.map { table, count in
+            "\(ConsoleFormat.matchCount(count)) " + (count.count == 1 && !count.isLowerBound ? singular[table] ?? table.rawValue
+                                                                                   : table == .audit ? "audit entries" : table.rawValue)
+        }
+        var text = "/ \(state.filter.text): " + words.joined(separator: " · ")
+        var effects: [ConsoleEffect] = []
+        if let current = state.matchCounts[state.tab], current.applies, current.count == 0, !current.isLowerBound, let first = found.first {
+            text += " (none in \(state.tab.rawValue): showing \(first.0.rawValue))"
+            effects = show(&state, first.0)
+        }
+        state.message = StatusMessage(text: text, kind: .info)
+        return effects
     }
 
     static func clampDetailCursor(_ state: inout ConsoleState) {

@@ -65,6 +65,11 @@ struct ConsoleState {
     var detail = DetailState()
     var filter = BrowseFilter()
     var counts = BrowseCounts()
+    /// How many rows of each list the filter matches (empty without a filter, or until counted).
+    var matchCounts: [BrowseTable: MatchCount] = [:]
+    /// Set when a filter was just applied: once counted, the console moves to a tab with
+    /// matches if the current one has none, and says where the matches are.
+    var announceMatches = false
     var mode: Mode = .browse
     var message: StatusMessage?
     var job: JobState?

@@ -99,6 +99,11 @@ enum ConsoleFormat {
         return lines
     }
 
+    /// A search's count: "12", "1,000+", or "12+" when a scan stopped before counting them all.
+    static func matchCount(_ m: MatchCount) -> String {
+        count(m.count) + (m.isLowerBound ? "+" : "")
+    }
+
     /// Splits `text` into spans, marking every occurrence of the filter's texts as a match.
     static func highlighted(_ text: String, _ style: CellStyle, _ needles: [String]) -> StyledLine {
         let needles = needles.filter { !$0.isEmpty }
@@ -108,7 +113,7 @@ enum ConsoleFormat {
         var matchStyle = style
         matchStyle.role = .match
         while !rest.isEmpty {
-            let hits = needles.compactMap { needle in rest.range(of: needle).map { ($0, needle) } }
+            let hits = needles.compactMap { needle in rest.range(of: needle, options: .caseInsensitive).map { ($0, needle) } }
             guard let (range, _) = hits.min(by: { $0.0.lowerBound < $1.0.lowerBound }) else {
                 spans.append(Span(String(rest), style))
                 break

@@ -12,8 +12,14 @@ enum PaneViews {
         var title: StyledLine = [Span(state.tab.title, CellStyle(.accent, bold: true))]
         if state.filter.isEmpty {
             title.append(Span(" (\(ConsoleFormat.count(count)))", .muted))
+        } else if let matches = state.matchCounts[state.tab], !matches.applies {
+            // Every word of the search is ignored here: say so instead of "filtered".
+            title.append(Span(" not searched: \(list.ignored.joined(separator: ", "))", .muted))
         } else {
-            title.append(Span(" filtered: \(list.rows.count)\(list.moreAfter || list.moreBefore ? "+" : "") shown", CellStyle(.match)))
+            let counted = state.matchCounts[state.tab].map { ConsoleFormat.matchCount($0) + " match" + ($0.count == 1 && !$0.isLowerBound ? "" : "es") }
+            // The query itself shows at the right of the tab bar.
+            title.append(Span(" · \(counted ?? "counting…")", CellStyle(.match)))
+            if !list.ignored.isEmpty { title.append(Span(" · ignored here: \(list.ignored.joined(separator: ", "))", .muted)) }
         }
         Frame.box(screen, rect, title: title, focused: focused)
         let inner = rect.inside
@@ -40,11 +46,10 @@ enum PaneViews {
         if list.moreBefore { notes.append("▲ more") }
         if list.moreAfter { notes.append("▼ more") }
         if let scanned = list.scannedThrough { notes.append("searched to \(scanned): ↓ / PgDn searches on") }
-        if !list.ignored.isEmpty { notes.append("ignored here: \(list.ignored.joined(separator: " "))") }
         if !notes.isEmpty {
             let text = " " + notes.joined(separator: " · ") + " "
             screen.put(text, row: rect.row + rect.rows - 1, column: rect.column + 2,
-                       style: CellStyle(list.scannedThrough != nil || !list.ignored.isEmpty ? .warning : .muted), maxWidth: rect.columns - 4)
+                       style: CellStyle(list.scannedThrough != nil ? .warning : .muted), maxWidth: rect.columns - 4)
         }
     }
 

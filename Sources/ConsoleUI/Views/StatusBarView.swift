@@ -1,3 +1,4 @@
+import PurchaseStore
 /// The two bottom rows: the prompt (`/` filter, `:` command) or the last message, and the hints
 /// for the keys that apply here, written from the binding table.
 enum StatusBarView {
@@ -6,8 +7,13 @@ enum StatusBarView {
         let width = state.size.columns
         switch state.mode {
         case .filter(let field):
-            drawPrompt("/", field, hint: "  Enter applies · Esc cancels · ids, product, env:sandbox status:conflict verdict:invalid",
-                       row: layout.promptRow, width: width, on: screen)
+            // The query is checked as it is typed: what is wrong shows while the prompt is open.
+            if let problem = filterProblem(field.text) {
+                drawPrompt("/", field, hint: "  ✗ " + problem, hintStyle: CellStyle(.danger, bold: true), row: layout.promptRow, width: width, on: screen)
+            } else {
+                drawPrompt("/", field, hint: "  Enter searches every tab · Esc cancels · id or its start, name, email, env:sandbox status:conflict since:2024-01-01",
+                           row: layout.promptRow, width: width, on: screen)
+            }
         case .command(let field):
             drawPrompt(":", field, hint: "  a command by name: grant, revoke, restore, resolve, import, reverify, filter TEXT, tab NAME, help, quit",
                        row: layout.promptRow, width: width, on: screen)
@@ -44,7 +50,18 @@ enum StatusBarView {
     }
 
     /// A prompt with the text typed so far and a block cursor.
-    static func drawPrompt(_ sigil: String, _ field: TextField, hint: String, row: Int, width: Int, on screen: Screen) {
+    /// What is wrong with a search being typed, nil when it parses.
+    static func filterProblem(_ text: String) -> String? {
+        do {
+            _ = try BrowseFilter(parsing: text)
+            return nil
+        } catch {
+            let message = ConsoleFailure(error).message
+            return message.hasPrefix("filter: ") ? String(message.dropFirst(8)) : message
+        }
+    }
+
+    static func drawPrompt(_ sigil: String, _ field: TextField, hint: String, hintStyle: CellStyle = .muted, row: Int, width: Int, on screen: Screen) {
         var used = screen.put(sigil, row: row, column: 0, style: CellStyle(.accent, bold: true))
         let characters = Array(field.text)
         let before = String(characters.prefix(field.cursor))
@@ -53,6 +70,6 @@ enum StatusBarView {
         used += screen.put(before, row: row, column: used, style: .bold, maxWidth: width - used)
         used += screen.put(at, row: row, column: used, style: CellStyle(bold: true, reverse: true), maxWidth: width - used)
         used += screen.put(after, row: row, column: used, style: .bold, maxWidth: width - used)
-        if used < width { screen.put(hint, row: row, column: used, style: .muted, maxWidth: width - used) }
+        if used < width { screen.put(hint, row: row, column: used, style: hintStyle, maxWidth: width - used) }
     }
 }

@@ -67,11 +67,20 @@ enum TabBarView {
         let short = ["Customers": "Cust", "Orders": "Ord", "Transactions": "Tx", "Receipts": "Rcpt", "Conflicts": "Confl", "Audit": "Audit"]
         let title = level == 2 ? (short[table.title] ?? table.title) : table.title
         let count = table == .conflicts ? state.counts.openConflicts : state.counts.rows[table] ?? 0
-        let number = level == 0 ? ConsoleFormat.count(count) : compact(count)
+        var number = level == 0 ? ConsoleFormat.count(count) : compact(count)
         let active = table == state.tab
         let style = active ? CellStyle(.accent, bold: true, reverse: true) : CellStyle.plain
         var label: StyledLine = [Span(" " + title + " ", style)]
-        if table == .conflicts && count > 0 {
+        if !state.filter.isEmpty {
+            // Searching: each tab says how many rows match ("–" where the search does not apply).
+            if let matches = state.matchCounts[table] {
+                number = !matches.applies ? "–" : level == 0 ? ConsoleFormat.matchCount(matches) : compact(matches.count) + (matches.isLowerBound ? "+" : "")
+                let found = matches.applies && matches.count > 0
+                label.append(Span(number, found ? CellStyle(.match, bold: true, reverse: active) : (active ? style : .muted)))
+            } else {
+                label.append(Span("…", active ? style : .muted))
+            }
+        } else if table == .conflicts && count > 0 {
             label.append(Span("⚠" + number, CellStyle(.warning, bold: true, reverse: active)))
         } else {
             label.append(Span(number, active ? style : .muted))

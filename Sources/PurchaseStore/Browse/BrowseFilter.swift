@@ -1,4 +1,5 @@
 import Foundation
+import ReceiptCore
 
 /// What the console's `/` filter asks for, parsed from text such as
 /// `1000000359369424`, `cust-0042 env:sandbox`, `status:conflict`, `verdict:invalid`.
@@ -7,12 +8,13 @@ import Foundation
 ///
 ///     filter     = word*
 ///     word       = qualifier ":" value | term
-///     qualifier  = "env" | "status" | "verdict"                    ; properties
-///                | "customer" | "order" | "tx" | "original" | "product" ; one id field
-///     term       = any other text: matches a customer id, order id, transaction id,
-///                  original transaction id or product id exactly (receipts also by `#N`)
+///     qualifier  = "env" | "status" | "verdict" | "since"           ; properties
+///                | "customer" | "order" | "tx" | "original" | "product" ; one id field, whole
+///     term       = any other text: a row's own ids by prefix, case-insensitively, customers
+///                  by a fragment of their name or email, related rows by a whole id
+///                  (receipts also by `#N`); see `SearchTerms`
 ///
-/// Every word must hold (AND). Ids match exactly, so every match is an index lookup.
+/// Every word must hold (AND). Every match is an index lookup or range.
 public struct BrowseFilter: Sendable, Equatable {
     /// An id field a qualifier names.
     public enum Field: String, Sendable, CaseIterable {
@@ -30,6 +32,8 @@ public struct BrowseFilter: Sendable, Equatable {
     public var status: String?
     /// `verdict:`: valid, invalid, unsigned, unverifiable.
     public var verdict: String?
+    /// `since:2024-01-01` (or a full RFC 3339 time): rows from that instant on (UTC midnight for a date).
+    public var since: Date?
 
     /// One `field:value` word.
     public struct FieldMatch: Sendable, Equatable {
@@ -46,7 +50,7 @@ public struct BrowseFilter: Sendable, Equatable {
     public init() {}
 
     /// Whether nothing is asked.
-    public var isEmpty: Bool { terms.isEmpty && fields.isEmpty && environment == nil && status == nil && verdict == nil }
+    public var isEmpty: Bool { terms.isEmpty && fields.isEmpty && environment == nil && status == nil && verdict == nil && since == nil }
 
     /// Every exact text the filter looks for (terms and field values), for highlighting matches.
     public var highlightTexts: [String] { terms + fields.map(\.value) }
@@ -89,6 +93,11 @@ public struct BrowseFilter: Sendable, Equatable {
                     throw StoreError(.invalidInput, "filter: verdict:\(value) is not one of valid, invalid, unsigned, unverifiable")
                 }
                 verdict = value.lowercased()
+            case "since":
+                guard let date = Self.instant(value) else {
+                    throw StoreError(.invalidInput, "filter: since:\(value) is not a date: write since:2024-01-01 or since:2024-01-01T12:00:00Z")
+                }
+                since = date
             default:
                 let alias = ["transaction": "tx", "cust": "customer"][name] ?? name
                 guard let field = Field(rawValue: alias) else {
@@ -99,6 +108,14 @@ public struct BrowseFilter: Sendable, Equatable {
                 fields.append(FieldMatch(field: field, value: value))
             }
         }
+    }
+
+    /// `2024-01-01` (UTC midnight) or an RFC 3339 time.
+    static func instant(_ text: String) -> Date? {
+        if let date = RFC3339.parse(text) { return date }
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2 else { return nil }
+        return RFC3339.parse(text + "T00:00:00Z")
     }
 
     /// Splits on spaces, keeping double-quoted words whole.
@@ -133,6 +150,10 @@ public struct BrowseFilter: Sendable, Equatable {
         }
         if let status { words.append("status:" + status) }
         if let verdict { words.append("verdict:" + verdict) }
+        if let since {
+            let text = StoreDates.format(since)
+            words.append("since:" + (text.hasSuffix("T00:00:00.000Z") ? String(text.prefix(10)) : RFC3339.format(since)))
+        }
         return words.joined(separator: " ")
     }
 }

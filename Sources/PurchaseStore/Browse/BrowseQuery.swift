@@ -67,7 +67,7 @@ struct BrowseQuery: Sendable {
     /// The columns a row of this list needs (never a receipt's raw bytes or decoded JSON).
     var columns: String {
         switch table {
-        case .customers: return "customer_id, is_tester"
+        case .customers: return "customer_id, is_tester, display_name, email"
         case .receipts:
             return "receipt_id, sha256, format, environment, verdict, verdict_reason, source, customer_id, imported_at, imported_by, apple_environment, last_verified_at"
         case .audit: return "seq, at, operator, action, target, details, prev_hash, hash"
@@ -75,19 +75,24 @@ struct BrowseQuery: Sendable {
         }
     }
 
-    /// The query for `filter` on `table`.
-    init(_ table: BrowseTable, _ filter: BrowseFilter) {
+    /// The query for `filter` on `table`, in `dialect`'s SQL.
+    init(_ table: BrowseTable, _ filter: BrowseFilter, _ dialect: SQLDialect = .sqlite) {
         self.table = table
+        let terms = SearchTerms(dialect: dialect)
         // Each id word is a set of alternatives; the first one drives (its alternatives are the
         // sources), the others must also hold (each becomes one OR predicate).
         var idWords: [(word: String, alternatives: [SQLCondition])] = []
         for field in filter.fields {
             let word = "\(field.field.rawValue):\(field.value)"
-            let alternatives = Self.alternatives(table, field: field.field, value: field.value)
-            if alternatives.isEmpty { ignored.append(word) } else { idWords.append((word, alternatives)) }
+            let alternatives = terms.alternatives(table, field: field.field, value: field.value)
+            if alternatives.isEmpty {
+                ignored.append("\(word) (\(table.rows) have no \(field.field.rawValue) id)")
+            } else {
+                idWords.append((word, alternatives))
+            }
         }
         for term in filter.terms {
-            idWords.append((term, Self.alternatives(table, term: term)))
+            idWords.append((term, terms.alternatives(table, term: term)))
         }
         if let first = idWords.first {
             sources = first.alternatives
@@ -100,7 +105,7 @@ struct BrowseQuery: Sendable {
                 predicates.append(SQLCondition("""
                     EXISTS (SELECT 1 FROM transactions x WHERE x.customer_id = customers.customer_id AND x.environment = ?)
                     """, [.text(environment)]))
-            default: ignored.append("env:")
+            default: ignored.append("env:\(environment.lowercased()) (\(table.rows) have no environment)")
             }
         }
         if let verdict = filter.verdict {
@@ -114,10 +119,24 @@ struct BrowseQuery: Sendable {
                 predicates.append(SQLCondition("""
                     EXISTS (SELECT 1 FROM receipts r WHERE r.customer_id = customers.customer_id AND r.verdict = ?)
                     """, [.text(verdict)]))
-            default: ignored.append("verdict:")
+            default: ignored.append("verdict:\(verdict) (only receipts, their transactions and customers have a verdict)")
             }
         }
+        if let since = filter.since {
+            predicates.append(SQLCondition("\(tableName).\(Self.dateColumn(table)) >= ?", [.date(since)]))
+        }
         if let status = filter.status { applyStatus(status) }
+    }
+
+    /// The date `since:` compares: when the row came to be.
+    static func dateColumn(_ table: BrowseTable) -> String {
+        switch table {
+        case .customers, .orders: return "created_at"
+        case .transactions: return "purchase_date"
+        case .receipts: return "imported_at"
+        case .conflicts: return "opened_at"
+        case .audit: return "at"
+        }
     }
 
     /// `status:` on this list: an indexed source when there is none yet and the status has one
@@ -158,7 +177,7 @@ struct BrowseQuery: Sendable {
         case (.conflicts, "conflict"), (.conflicts, "open"): source = SQLCondition("conflicts.status = 'open'")
         case (.conflicts, "resolved"): source = SQLCondition("conflicts.status = 'resolved'")
         default:
-            ignored.append("status:\(status)")
+            ignored.append("status:\(status) (\(Self.statusHome(status)))")
             return
         }
         if let source {
@@ -167,73 +186,16 @@ struct BrowseQuery: Sendable {
         if let predicate { predicates.append(predicate) }
     }
 
-    /// What a free term matches on `table`: every id column, each an index lookup.
-    static func alternatives(_ table: BrowseTable, term: String) -> [SQLCondition] {
-        let v = SQLValue.text(term)
-        let number = Int64(term.hasPrefix("#") ? String(term.dropFirst()) : term)
-        switch table {
-        case .customers:
-            return [SQLCondition("customers.customer_id = ?", [v])]
-                + [via("transaction_id"), via("original_transaction_id")].map { SQLCondition($0, [v]) }
-                + [SQLCondition("customers.customer_id IN (SELECT customer_id FROM orders WHERE order_id = ?)", [v])]
-        case .orders:
-            return ["orders.order_id = ?", "orders.customer_id = ?", "orders.product_id = ?",
-                    "orders.order_id IN (SELECT order_id FROM transactions WHERE transaction_id = ?)",
-                    "orders.order_id IN (SELECT order_id FROM transactions WHERE original_transaction_id = ?)"]
-                .map { SQLCondition($0, [v]) }
-        case .transactions:
-            return ["transaction_id", "original_transaction_id", "order_id", "customer_id", "product_id"]
-                .map { SQLCondition("transactions.\($0) = ?", [v]) }
-        case .receipts:
-            return [SQLCondition("receipts.customer_id = ?", [v])]
-                + ["transaction_id", "original_transaction_id", "order_id"].map {
-                    SQLCondition("receipts.receipt_id IN (SELECT first_receipt_id FROM transactions WHERE \($0) = ?)", [v])
-                }
-                + (number.map { [SQLCondition("receipts.receipt_id = ?", [.integer($0)])] } ?? [])
-        case .conflicts:
-            return ["transaction_id", "owner_customer_id", "claimant_customer_id"].map { SQLCondition("conflicts.\($0) = ?", [v]) }
-                + (number.map { [SQLCondition("conflicts.conflict_id = ?", [.integer($0)])] } ?? [])
-        case .audit:
-            var targets = ["customer:", "transaction:", "order:"].map { SQLValue.text($0 + term) }
-            if let number { targets.append(.text("receipt:\(number)")) }
-            return targets.map { SQLCondition("audit_log.target = ?", [$0]) }
+    /// Where a `status:` value applies, for the note on a list it does not.
+    static func statusHome(_ status: String) -> String {
+        switch status {
+        case "paid", "pending", "failed": return "an order status"
+        case "tester": return "applies to customers"
+        case "mismatch": return "applies to customers and receipts"
+        case "open", "resolved": return "applies to conflicts"
+        case "refunded": return "applies to orders and transactions"
+        case "conflict": return "applies to customers, orders, transactions, receipts, conflicts"
+        default: return "an order binding of transactions"
         }
-    }
-
-    /// What `field:value` matches on `table`; empty when the list has no such field.
-    static func alternatives(_ table: BrowseTable, field: BrowseFilter.Field, value: String) -> [SQLCondition] {
-        let v = SQLValue.text(value)
-        switch (table, field) {
-        case (.customers, .customer): return [SQLCondition("customers.customer_id = ?", [v])]
-        case (.customers, .tx): return [SQLCondition(via("transaction_id"), [v])]
-        case (.customers, .original): return [SQLCondition(via("original_transaction_id"), [v])]
-        case (.customers, .order): return [SQLCondition("customers.customer_id IN (SELECT customer_id FROM orders WHERE order_id = ?)", [v])]
-        case (.orders, .customer): return [SQLCondition("orders.customer_id = ?", [v])]
-        case (.orders, .order): return [SQLCondition("orders.order_id = ?", [v])]
-        case (.orders, .product): return [SQLCondition("orders.product_id = ?", [v])]
-        case (.orders, .tx): return [SQLCondition("orders.order_id IN (SELECT order_id FROM transactions WHERE transaction_id = ?)", [v])]
-        case (.orders, .original):
-            return [SQLCondition("orders.order_id IN (SELECT order_id FROM transactions WHERE original_transaction_id = ?)", [v])]
-        case (.transactions, _):
-            let column = ["customer": "customer_id", "order": "order_id", "tx": "transaction_id",
-                          "original": "original_transaction_id", "product": "product_id"][field.rawValue] ?? "transaction_id"
-            return [SQLCondition("transactions.\(column) = ?", [v])]
-        case (.receipts, .customer): return [SQLCondition("receipts.customer_id = ?", [v])]
-        case (.receipts, .tx), (.receipts, .original), (.receipts, .order):
-            let column = ["tx": "transaction_id", "original": "original_transaction_id", "order": "order_id"][field.rawValue] ?? "transaction_id"
-            return [SQLCondition("receipts.receipt_id IN (SELECT first_receipt_id FROM transactions WHERE \(column) = ?)", [v])]
-        case (.conflicts, .customer):
-            return [SQLCondition("conflicts.owner_customer_id = ?", [v]), SQLCondition("conflicts.claimant_customer_id = ?", [v])]
-        case (.conflicts, .tx): return [SQLCondition("conflicts.transaction_id = ?", [v])]
-        case (.audit, .customer): return [SQLCondition("audit_log.target = ?", [.text("customer:" + value)])]
-        case (.audit, .tx): return [SQLCondition("audit_log.target = ?", [.text("transaction:" + value)])]
-        case (.audit, .order): return [SQLCondition("audit_log.target = ?", [.text("order:" + value)])]
-        default: return []
-        }
-    }
-
-    /// A customers condition through one indexed column of their transactions.
-    private static func via(_ column: String) -> String {
-        "customers.customer_id IN (SELECT customer_id FROM transactions WHERE \(column) = ?)"
     }
 }

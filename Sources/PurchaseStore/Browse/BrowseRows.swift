@@ -8,6 +8,9 @@ public enum BrowseTable: String, Sendable, CaseIterable {
     /// The tab's title.
     public var title: String { rawValue.prefix(1).uppercased() + rawValue.dropFirst() }
 
+    /// What the list holds, in words ("audit entries").
+    public var rows: String { self == .audit ? "audit entries" : rawValue }
+
     /// Whether the list shows the newest row first (the audit log); every other list is oldest first.
     public var newestFirst: Bool { self == .audit }
 }
@@ -27,9 +30,14 @@ public struct CustomerListRow: Sendable, Equatable {
     public let environmentMismatch: Bool
     /// Open conflicts they are part of.
     public let openConflicts: Int
+    /// The name and email the merchant gave them (`customer add --name --email`), if any.
+    public var displayName: String?
+    public var email: String?
 
     public init(customerId: String, isTester: Bool, transactionCount: Int, transactionCountCapped: Bool, activeEntitlements: [String],
-                environments: [String], environmentMismatch: Bool, openConflicts: Int) {
+                environments: [String], environmentMismatch: Bool, openConflicts: Int, displayName: String? = nil, email: String? = nil) {
+        self.displayName = displayName
+        self.email = email
         self.customerId = customerId
         self.isTester = isTester
         self.transactionCount = transactionCount
@@ -146,6 +154,9 @@ public enum BrowseLimits {
     public static let scanChunk: Int64 = 5_000
     /// PostgreSQL lists up to this many rows are counted exactly; beyond, estimated.
     public static let exactCount: Int64 = 100_000
+    /// Search results are counted up to this many ("1,000+" beyond); a lookup matching more is
+    /// broad (`Browser.planned`).
+    public static let matchCountCap: Int64 = 1_000
     /// The largest page.
     public static let maxPage = 500
 }

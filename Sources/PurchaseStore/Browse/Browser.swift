@@ -19,35 +19,42 @@ public struct Browser {
     /// One page of `table` under `filter`, starting at `cursor`, at most `limit` rows, in display order.
     public func page(_ table: BrowseTable, filter: BrowseFilter = BrowseFilter(), cursor: PageCursor, limit: Int) throws -> BrowsePage {
         let limit = max(1, min(limit, BrowseLimits.maxPage))
-        let query = try planned(BrowseQuery(table, filter))
+        let query = try planned(BrowseQuery(table, filter, database.dialect))
         let step = KeyStep(cursor, newestFirst: table.newestFirst)
-        var rows: [SQLRow] = []
-        var scannedThrough: BrowseKey?
-        if !query.sources.isEmpty {
-            for statement in sourceStatements(query, step, limit: limit + 1) {
-                rows += try database.query(statement.sql, statement.parameters)
-            }
-            if query.sources.count > 1 && isSQLite {
-                // The union of the sources, each its first limit + 1 past the cursor, merged in
-                // key order (UTF-8 byte order is SQLite's BINARY collation).
-                var seen = Set<BrowseKey>()
-                rows = rows.filter { seen.insert(BrowseKey.read($0, textual: query.keyIsText)).inserted }
-                rows.sort { a, b in
-                    let (x, y) = (BrowseKey.read(a, textual: query.keyIsText), BrowseKey.read(b, textual: query.keyIsText))
-                    return step.ascending ? x < y : y < x
-                }
-            }
-        } else if query.predicates.isEmpty {
-            let statement = query.keyed(conditions: [], step, limit: limit + 1)
-            rows = try database.query(statement.sql, statement.parameters)
-        } else {
-            (rows, scannedThrough) = try boundedScan(query, step, limit: limit + 1)
-        }
+        let (rows, scannedThrough) = try matchingRows(query, step, limit: limit + 1)
         let isFull = rows.count > limit
         var page = Array(rows.prefix(limit))
         if step.reversed { page.reverse() }
         return BrowsePage(rows: try page.map { try decode(table, $0, key: BrowseKey.read($0, textual: query.keyIsText)) }, isFull: isFull,
                           scannedThrough: isFull ? nil : scannedThrough, ignored: query.ignored)
+    }
+
+    /// The rows of `query` from the step's cursor, in the step's order, at most `limit`; and
+    /// where a bounded scan stopped, if it did.
+    func matchingRows(_ query: BrowseQuery, _ step: KeyStep, limit: Int) throws -> (rows: [SQLRow], scannedThrough: BrowseKey?) {
+        guard !query.sources.isEmpty else {
+            if query.predicates.isEmpty {
+                let statement = query.keyed(conditions: [], step, limit: limit)
+                return (try database.query(statement.sql, statement.parameters), nil)
+            }
+            return try boundedScan(query, step, limit: limit)
+        }
+        var rows: [SQLRow] = []
+        for statement in sourceStatements(query, step, limit: limit) {
+            rows += try database.query(statement.sql, statement.parameters)
+        }
+        if query.sources.count > 1 && isSQLite {
+            // The union of the sources, each its first `limit` past the cursor, merged in key
+            // order (UTF-8 byte order is SQLite's BINARY collation).
+            var seen = Set<BrowseKey>()
+            rows = rows.filter { seen.insert(BrowseKey.read($0, textual: query.keyIsText)).inserted }
+            rows.sort { a, b in
+                let (x, y) = (BrowseKey.read(a, textual: query.keyIsText), BrowseKey.read(b, textual: query.keyIsText))
+                return step.ascending ? x < y : y < x
+            }
+            rows = Array(rows.prefix(limit))
+        }
+        return (rows, nil)
     }
 
     /// The statements of a query with index lookups. SQLite runs one per source and the pages
@@ -67,7 +74,7 @@ public struct Browser {
     }
 
     func browseStatements(_ table: BrowseTable, filter: BrowseFilter, cursor: PageCursor, limit: Int) -> [BrowseStatement] {
-        let query = (try? planned(BrowseQuery(table, filter))) ?? BrowseQuery(table, filter)  // unplanned: still the statements' shape
+        let query = (try? planned(BrowseQuery(table, filter, database.dialect))) ?? BrowseQuery(table, filter, database.dialect)  // unplanned: still the statements' shape
         let step = KeyStep(cursor, newestFirst: table.newestFirst)
         if !query.sources.isEmpty { return sourceStatements(query, step, limit: limit + 1) }
         if query.predicates.isEmpty { return [query.keyed(conditions: [], step, limit: limit + 1)] }
@@ -75,16 +82,38 @@ public struct Browser {
         return [query.chunkRows(step, from: nil, through: bound, limit: limit + 1), query.chunkEnd(step, from: nil)]
     }
 
-    /// A query with no index lookup of its own uses an index on one of its equality predicates
-    /// (`env:` with an index on environment) as its source, rather than scanning in chunks.
+    /// A query whose lookups include a broad one (a short prefix matching more than
+    /// `BrowseLimits.matchCountCap` rows) walks the list in key order with the lookups as one
+    /// predicate: the matches are many, so the walk finds a page of them quickly, where merging
+    /// the lookups would sort them all. A query with no index lookup of its own uses an index
+    /// on one of its equality predicates (`env:` with an index on environment) as its source,
+    /// rather than scanning in chunks.
     func planned(_ query: BrowseQuery) throws -> BrowseQuery {
-        guard query.sources.isEmpty, !query.indexable.isEmpty else { return query }
+        if !query.sources.isEmpty {
+            for source in query.sources where try isBroad(query, source) {
+                var walked = query
+                walked.sources = []
+                walked.predicates = [SQLCondition.any(query.sources)] + query.predicates
+                return walked
+            }
+            return query
+        }
+        guard !query.indexable.isEmpty else { return query }
         let indexed = try indexedColumns(query.tableName)
         guard let usable = query.indexable.first(where: { indexed.contains($0.column) }) else { return query }
         var planned = query
         planned.sources = [usable.condition]
         planned.predicates = query.predicates.filter { $0.sql != usable.condition.sql }
         return planned
+    }
+
+    /// Whether `source` alone matches more than `BrowseLimits.matchCountCap` rows (an index-only
+    /// read of at most that many entries).
+    func isBroad(_ query: BrowseQuery, _ source: SQLCondition) throws -> Bool {
+        let cap = BrowseLimits.matchCountCap
+        let row = try database.queryFirst("SELECT count(*) AS n FROM (SELECT 1 FROM \(query.tableName) WHERE \(source.sql) LIMIT \(cap + 1)) AS capped",
+                                          source.parameters)
+        return (row?.int("n") ?? 0) > cap
     }
 
     /// The columns an index of `table` starts with.
@@ -171,7 +200,8 @@ public struct Browser {
             """, [.text(id), .text(id)])?.int("n") ?? 0)
         return CustomerListRow(customerId: id, isTester: row.bool("is_tester"), transactionCount: min(count, BrowseLimits.countCap),
                                transactionCountCapped: count > BrowseLimits.countCap, activeEntitlements: entitlements,
-                               environments: environments.subtracting(["Unknown"]).sorted(), environmentMismatch: mismatch, openConflicts: conflicts)
+                               environments: environments.subtracting(["Unknown"]).sorted(), environmentMismatch: mismatch, openConflicts: conflicts,
+                               displayName: row.string("display_name"), email: row.string("email"))
     }
 
     static func auditEntry(_ row: SQLRow) -> AuditEntry {

@@ -4,7 +4,7 @@ import ReceiptCore
 extension PurchaseLedger {
     /// Orders, transactions, receipts, grants, entitlements (with reasons) and conflicts of a customer.
     public func customerSummary(_ customerId: String) throws -> CustomerSummary {
-        guard let customer = try database.queryFirst("SELECT is_tester FROM customers WHERE customer_id = ?", [.text(customerId)]) else {
+        guard let customer = try database.queryFirst("SELECT is_tester, display_name, email FROM customers WHERE customer_id = ?", [.text(customerId)]) else {
             throw StoreError(.notFound, "customer \(customerId) not found: check the id; import a receipt for them or add them with `receiptdesk customer add \(customerId)`")
         }
         let id: [SQLValue] = [.text(customerId)]
@@ -20,9 +20,12 @@ extension PurchaseLedger {
         let conflicts = try database.query("""
             SELECT * FROM conflicts WHERE claimant_customer_id = ? OR owner_customer_id = ? ORDER BY conflict_id
             """, [.text(customerId), .text(customerId)]).map(Self.conflictRecord)
-        return CustomerSummary(customerId: customerId, isTester: customer.bool("is_tester"), orders: orders,
+        var summary = CustomerSummary(customerId: customerId, isTester: customer.bool("is_tester"), orders: orders,
                                transactions: transactions, receipts: receipts, grants: grants,
                                entitlements: try entitlements(customerId, now: clock()), conflicts: conflicts)
+        summary.displayName = customer.string("display_name")
+        summary.email = customer.string("email")
+        return summary
     }
 
     /// One transaction by id.

@@ -52,14 +52,18 @@ public final class PurchaseLedger {
         }
     }
 
-    /// Adds a customer (optionally a sandbox tester); repeating it changes nothing.
+    /// Adds a customer (optionally a sandbox tester, with a name and email); repeating it changes nothing.
     @discardableResult
-    public func addCustomer(_ customerId: String, isTester: Bool, operatorName: String) throws -> Bool {
+    public func addCustomer(_ customerId: String, isTester: Bool, contact: CustomerContact = CustomerContact(),
+                            operatorName: String) throws -> Bool {
         let now = clock()
+        try contact.validate()
         return try database.writeTransaction {
             try Validate.identifier(customerId, "customer id")
             let existing = try database.queryFirst("SELECT is_tester FROM customers WHERE customer_id = ?", [.text(customerId)])
-            if let existing, existing.bool("is_tester") == isTester { return false }
+            if let existing, existing.bool("is_tester") == isTester {
+                return try applyContact(customerId, contact, now: now, operatorName: operatorName)
+            }
             if existing == nil {
                 try database.execute("INSERT INTO customers (customer_id, is_tester, created_at, updated_at) VALUES (?, ?, ?, ?)",
                                      [.text(customerId), .bool(isTester), .date(now), .date(now)])
@@ -70,6 +74,7 @@ public final class PurchaseLedger {
             try refreshEntitlements(customerId, now: now)
             try audit(now, operatorName, existing == nil ? "customer-add" : "customer-tester", "customer:\(customerId)",
                       .object([("tester", .bool(isTester))]))
+            _ = try applyContact(customerId, contact, now: now, operatorName: operatorName)
             return true
         }
     }

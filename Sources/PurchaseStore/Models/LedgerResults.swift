@@ -124,6 +124,9 @@ public struct CustomerSummary: Sendable {
     public let grants: [GrantRecord]
     public let entitlements: [EntitlementState]
     public let conflicts: [ConflictRecord]
+    /// The name and email the merchant gave the customer, if any.
+    public var displayName: String? = nil
+    public var email: String? = nil
 }
 
 /// What a restore moved (or, on a dry run, would move).

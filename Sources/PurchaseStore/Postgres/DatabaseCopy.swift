@@ -44,7 +44,8 @@ public enum DatabaseCopy {
         ("customers", ["customer_id"]), ("orders", ["order_id"]), ("receipts", ["receipt_id"]),
         ("transactions", ["transaction_id"]), ("conflicts", ["conflict_id"]), ("grants", ["grant_id"]),
         ("revocations", ["revocation_id"]), ("entitlements", []), ("verification_attempts", ["attempt_id"]),
-        ("notifications", ["notification_uuid"]), ("audit_log", ["seq"]), ("audit_head", ["id"]),
+        ("notifications", ["notification_uuid"]), ("apple_orders", ["transaction_id"]),
+        ("audit_log", ["seq"]), ("audit_head", ["id"]),
     ]
     /// Auto-numbered keys whose counters must continue after the copied ids (PostgreSQL).
     static let identities: [(table: String, column: String)] = [
@@ -121,6 +122,8 @@ public enum DatabaseCopy {
         try target.writeTransaction {
             try (target as? PostgresDatabase)?.lockWriters()
             for (table, _) in tables.reversed() { try target.execute("DELETE FROM \(table)", []) }
+            // SQLite's search table follows customers by triggers on insert and update only.
+            if target.dialect.name == SQLDialect.sqlite.name { try target.execute("DELETE FROM customer_search", []) }
         }
     }
 
@@ -140,7 +143,7 @@ public enum DatabaseCopy {
 
     private static func requireSameSchema(_ source: SQLDatabase, _ target: SQLDatabase) throws {
         // A table this version does not know would be left behind: refuse rather than copy part.
-        let known = Set(tables.map(\.name) + ["schema_migrations"])
+        let known = Set(tables.map(\.name) + ["schema_migrations"]).union(SearchSchema.derivedTables)
         let unknown = try tableNames(source).filter { !known.contains($0) }.sorted()
         guard unknown.isEmpty else {
             throw StoreError(.schemaTooNew, "\(source.location) has tables this receiptdesk cannot copy (\(unknown.joined(separator: ", "))): use the receiptdesk that made them")

@@ -204,5 +204,6 @@ public enum PurchaseSchema {
                 "ALTER TABLE receipts ADD COLUMN apple_contradiction TEXT",
             ]
         },
+        SearchSchema.migration,
     ]
 }

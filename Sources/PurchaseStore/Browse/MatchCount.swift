@@ -1,0 +1,47 @@
+import Foundation
+
+/// How many rows of one list a search matches: exact up to `BrowseLimits.matchCountCap`, or a
+/// lower bound ("1,000+", or "12+" when a scan without an index stopped at its budget first).
+public struct MatchCount: Sendable, Equatable {
+    public let count: Int64
+    /// True when there may be more than `count`.
+    public let isLowerBound: Bool
+    /// Whether the search applies to the list at all (false: every word of it is ignored here,
+    /// and `count` is the list's size).
+    public let applies: Bool
+
+    public init(count: Int64, isLowerBound: Bool, applies: Bool = true) {
+        self.count = count
+        self.isLowerBound = isLowerBound
+        self.applies = applies
+    }
+}
+
+extension Browser {
+    /// How many rows of `table` match `filter`, without reading more than about
+    /// `BrowseLimits.matchCountCap` index entries per lookup (or one scan budget when the filter
+    /// has no lookup).
+    public func matchCount(_ table: BrowseTable, filter: BrowseFilter) throws -> MatchCount {
+        let cap = BrowseLimits.matchCountCap
+        let query = try planned(BrowseQuery(table, filter, database.dialect))
+        if !query.sources.isEmpty {
+            // Every lookup is narrow here (`planned`): their union, each with the other conditions.
+            let branches = query.sources.map { source -> (sql: String, parameters: [SQLValue]) in
+                let conditions = [source] + query.predicates
+                return ("SELECT \(query.key) AS k FROM \(query.tableName) WHERE " + conditions.map(\.sql).joined(separator: " AND "),
+                        conditions.flatMap(\.parameters))
+            }
+            let sql = "SELECT count(*) AS n FROM (SELECT k FROM (" + branches.map(\.sql).joined(separator: " UNION ")
+                + ") AS matched LIMIT \(cap + 1)) AS capped"
+            let n = try database.queryFirst(sql, branches.flatMap(\.parameters))?.int("n") ?? 0
+            return MatchCount(count: min(n, cap), isLowerBound: n > cap)
+        }
+        if query.predicates.isEmpty {
+            // Nothing applies here: the whole list shows.
+            let total = try rowCount(query.tableName)
+            return MatchCount(count: total, isLowerBound: false, applies: filter.isEmpty)
+        }
+        let found = try matchingRows(query, KeyStep(.first, newestFirst: table.newestFirst), limit: Int(cap) + 1)
+        return MatchCount(count: min(Int64(found.rows.count), cap), isLowerBound: found.rows.count > cap || found.scannedThrough != nil)
+    }
+}

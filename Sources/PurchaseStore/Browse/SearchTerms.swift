@@ -1,0 +1,177 @@
+import Foundation
+
+/// What a free search term matches in each list. A term finds a row by the row's own ids by
+/// prefix (customer id, and any fragment of it; order id and app account token; transaction, original transaction and
+/// web order line item ids; a receipt's SHA-256) and a customer by any fragment of three or more
+/// characters of their display name or email; written whole, it also finds the rows related to
+/// the id (the owner of a transaction, the transactions of a customer or of an Apple order id).
+/// Text ids compare case-insensitively (ASCII, `SQLDialect.folded`); Apple's numeric ids by
+/// digits. Every alternative is an index lookup or range.
+struct SearchTerms {
+    let dialect: SQLDialect
+
+    /// The shortest name or email fragment looked for (a trigram).
+    static let shortestFragment = 3
+
+    /// `expression` starts with `prefix`: a range on the expression's index (byte order: every
+    /// string with the prefix lies between it and the prefix with its last character's
+    /// successor), checked again by `substr`, so a collation cannot add or drop a row.
+    static func prefix(_ expression: String, _ prefix: String) -> SQLCondition {
+        let length = prefix.unicodeScalars.count
+        var scalars = Array(prefix.unicodeScalars)
+        var upper: String?
+        while let last = scalars.popLast() {
+            var next = last.value + 1
+            if (0xD800...0xDFFF).contains(next) { next = 0xE000 }
+            if let successor = Unicode.Scalar(next) {
+                upper = String(String.UnicodeScalarView(scalars + [successor]))
+                break
+            }
+        }
+        var sql = "(\(expression) >= ?"
+        var parameters: [SQLValue] = [.text(prefix)]
+        if let upper {
+            sql += " AND \(expression) < ?"
+            parameters.append(.text(upper))
+        }
+        sql += " AND substr(\(expression), 1, \(length)) = ?)"
+        return SQLCondition(sql, parameters + [.text(prefix)])
+    }
+
+    /// Lower-cases ASCII letters only, as `SQLDialect.folded` does in SQL.
+    static func fold(_ text: String) -> String {
+        String(String.UnicodeScalarView(text.unicodeScalars.map { ("A"..."Z").contains($0) ? Unicode.Scalar($0.value + 32)! : $0 }))
+    }
+
+    static func isDigits(_ text: String) -> Bool { !text.isEmpty && text.utf8.allSatisfy { (0x30...0x39).contains($0) } }
+
+    private func f(_ column: String) -> String { dialect.folded(column) }
+
+    /// Customers whose id folds to the term.
+    private func customerIs(_ folded: String) -> SQLCondition {
+        SQLCondition("SELECT customer_id FROM customers WHERE \(f("customer_id")) = ?", [.text(folded)])
+    }
+
+    /// `column IN (subquery)`.
+    private func within(_ column: String, _ subquery: SQLCondition) -> SQLCondition {
+        SQLCondition("\(column) IN (\(subquery.sql))", subquery.parameters)
+    }
+
+    /// Customers whose id, display name or email holds `fragment` (three characters or more).
+    func contactFragment(_ fragment: String) -> SQLCondition? {
+        guard fragment.count >= Self.shortestFragment else { return nil }
+        if dialect.name == SQLDialect.sqlite.name {
+            let phrase = "\"" + fragment.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+            return SQLCondition("customers.customer_id IN (SELECT customer_id FROM customer_search WHERE customer_search MATCH ?)", [.text(phrase)])
+        }
+        var escaped = ""
+        for character in fragment.lowercased() {
+            if character == "%" || character == "_" || character == "\\" { escaped.append("\\") }
+            escaped.append(character)
+        }
+        return SQLCondition("\(SearchSchema.contact(dialect, table: "customers.")) LIKE ?", [.text("%" + escaped + "%")])
+    }
+
+    /// What `term` matches on `table`.
+    func alternatives(_ table: BrowseTable, term: String) -> [SQLCondition] {
+        let raw = SQLValue.text(term)
+        let folded = Self.fold(term)
+        let lower = SQLValue.text(folded)
+        let digits = Self.isDigits(term)
+        let number = Int64(term.hasPrefix("#") ? String(term.dropFirst()) : term)
+        // A numeric Apple id: by prefix when the term is digits, else only whole.
+        func appleId(_ column: String) -> SQLCondition { digits ? Self.prefix(column, term) : SQLCondition("\(column) = ?", [raw]) }
+        let appleOrderTransactions = SQLCondition("SELECT transaction_id FROM apple_orders WHERE \(f("apple_order_id")) = ?", [lower])
+        switch table {
+        case .customers:
+            var out = [Self.prefix(f("customers.customer_id"), folded)]
+            if let contact = contactFragment(term) { out.append(contact) }
+            for column in ["transaction_id", "original_transaction_id", "web_order_line_item_id"] {
+                out.append(SQLCondition("customers.customer_id IN (SELECT customer_id FROM transactions WHERE \(column) = ?)", [raw]))
+            }
+            out.append(SQLCondition("customers.customer_id IN (SELECT customer_id FROM transactions WHERE \(f("app_account_token")) = ?)", [lower]))
+            out.append(SQLCondition("customers.customer_id IN (SELECT customer_id FROM orders WHERE \(f("order_id")) = ?)", [lower]))
+            out.append(SQLCondition("customers.customer_id IN (SELECT customer_id FROM orders WHERE \(f("app_account_token")) = ?)", [lower]))
+            out.append(SQLCondition("customers.customer_id IN (SELECT customer_id FROM transactions WHERE transaction_id IN (\(appleOrderTransactions.sql)))",
+                                    appleOrderTransactions.parameters))
+            return out
+        case .orders:
+            return [Self.prefix(f("orders.order_id"), folded), Self.prefix(f("orders.app_account_token"), folded),
+                    within("orders.customer_id", customerIs(folded)), SQLCondition("orders.product_id = ?", [raw]),
+                    SQLCondition("orders.order_id IN (SELECT order_id FROM transactions WHERE transaction_id = ?)", [raw]),
+                    SQLCondition("orders.order_id IN (SELECT order_id FROM transactions WHERE original_transaction_id = ?)", [raw]),
+                    SQLCondition("orders.order_id IN (SELECT order_id FROM transactions WHERE transaction_id IN (\(appleOrderTransactions.sql)))",
+                                 appleOrderTransactions.parameters)]
+        case .transactions:
+            return [appleId("transactions.transaction_id"), appleId("transactions.original_transaction_id"),
+                    appleId("transactions.web_order_line_item_id"), Self.prefix(f("transactions.app_account_token"), folded),
+                    within("transactions.customer_id", customerIs(folded)),
+                    SQLCondition("transactions.order_id IN (SELECT order_id FROM orders WHERE \(f("order_id")) = ?)", [lower]),
+                    SQLCondition("transactions.product_id = ?", [raw]), within("transactions.transaction_id", appleOrderTransactions)]
+        case .receipts:
+            var out = [within("receipts.customer_id", customerIs(folded))]
+            if folded.count >= 4, folded.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) {
+                out.append(Self.prefix("receipts.sha256", folded))
+            }
+            for column in ["transaction_id", "original_transaction_id"] {
+                out.append(SQLCondition("receipts.receipt_id IN (SELECT first_receipt_id FROM transactions WHERE \(column) = ?)", [raw]))
+            }
+            out.append(SQLCondition("receipts.receipt_id IN (SELECT first_receipt_id FROM transactions WHERE order_id IN (SELECT order_id FROM orders WHERE \(f("order_id")) = ?))",
+                                    [lower]))
+            out.append(SQLCondition("receipts.receipt_id IN (SELECT first_receipt_id FROM transactions WHERE transaction_id IN (\(appleOrderTransactions.sql)))",
+                                    appleOrderTransactions.parameters))
+            if let number { out.append(SQLCondition("receipts.receipt_id = ?", [.integer(number)])) }
+            return out
+        case .conflicts:
+            return [SQLCondition("conflicts.transaction_id = ?", [raw]), within("conflicts.owner_customer_id", customerIs(folded)),
+                    within("conflicts.claimant_customer_id", customerIs(folded))]
+                + (number.map { [SQLCondition("conflicts.conflict_id = ?", [.integer($0)])] } ?? [])
+        case .audit:
+            var targets = ["transaction:", "order:"].map { SQLValue.text($0 + term) }
+            if let number { targets.append(.text("receipt:\(number)")) }
+            return targets.map { SQLCondition("audit_log.target = ?", [$0]) }
+                + [SQLCondition("audit_log.target IN (SELECT 'customer:' || customer_id FROM customers WHERE \(f("customer_id")) = ?)", [lower])]
+        }
+    }
+
+    /// What `field:value` matches on `table`; empty when the list has no such field. Customer and
+    /// order ids compare case-insensitively, whole.
+    func alternatives(_ table: BrowseTable, field: BrowseFilter.Field, value: String) -> [SQLCondition] {
+        let v = SQLValue.text(value)
+        let folded = Self.fold(value)
+        let customer = customerIs(folded)
+        let order = SQLCondition("SELECT order_id FROM orders WHERE \(f("order_id")) = ?", [.text(folded)])
+        switch (table, field) {
+        case (.customers, .customer): return [within("customers.customer_id", customer)]
+        case (.customers, .tx): return [SQLCondition("customers.customer_id IN (SELECT customer_id FROM transactions WHERE transaction_id = ?)", [v])]
+        case (.customers, .original):
+            return [SQLCondition("customers.customer_id IN (SELECT customer_id FROM transactions WHERE original_transaction_id = ?)", [v])]
+        case (.customers, .order): return [SQLCondition("customers.customer_id IN (SELECT customer_id FROM orders WHERE order_id IN (\(order.sql)))", order.parameters)]
+        case (.orders, .customer): return [within("orders.customer_id", customer)]
+        case (.orders, .order): return [within("orders.order_id", order)]
+        case (.orders, .product): return [SQLCondition("orders.product_id = ?", [v])]
+        case (.orders, .tx): return [SQLCondition("orders.order_id IN (SELECT order_id FROM transactions WHERE transaction_id = ?)", [v])]
+        case (.orders, .original):
+            return [SQLCondition("orders.order_id IN (SELECT order_id FROM transactions WHERE original_transaction_id = ?)", [v])]
+        case (.transactions, .customer): return [within("transactions.customer_id", customer)]
+        case (.transactions, .order): return [within("transactions.order_id", order)]
+        case (.transactions, .tx): return [SQLCondition("transactions.transaction_id = ?", [v])]
+        case (.transactions, .original): return [SQLCondition("transactions.original_transaction_id = ?", [v])]
+        case (.transactions, .product): return [SQLCondition("transactions.product_id = ?", [v])]
+        case (.receipts, .customer): return [within("receipts.customer_id", customer)]
+        case (.receipts, .tx), (.receipts, .original):
+            let column = field == .tx ? "transaction_id" : "original_transaction_id"
+            return [SQLCondition("receipts.receipt_id IN (SELECT first_receipt_id FROM transactions WHERE \(column) = ?)", [v])]
+        case (.receipts, .order):
+            return [SQLCondition("receipts.receipt_id IN (SELECT first_receipt_id FROM transactions WHERE order_id IN (\(order.sql)))", order.parameters)]
+        case (.conflicts, .customer):
+            return [within("conflicts.owner_customer_id", customer), within("conflicts.claimant_customer_id", customer)]
+        case (.conflicts, .tx): return [SQLCondition("conflicts.transaction_id = ?", [v])]
+        case (.audit, .customer):
+            return [SQLCondition("audit_log.target IN (SELECT 'customer:' || customer_id FROM customers WHERE \(f("customer_id")) = ?)", [.text(folded)])]
+        case (.audit, .tx): return [SQLCondition("audit_log.target = ?", [.text("transaction:" + value)])]
+        case (.audit, .order): return [SQLCondition("audit_log.target IN (SELECT 'order:' || order_id FROM orders WHERE \(f("order_id")) = ?)", [.text(folded)])]
+        default: return []
+        }
+    }
+}
