@@ -23,7 +23,11 @@ extension Browser {
     /// has no lookup).
     public func matchCount(_ table: BrowseTable, filter: BrowseFilter) throws -> MatchCount {
         let cap = BrowseLimits.matchCountCap
-        let query = try planned(BrowseQuery(table, filter, database.dialect))
+        let unplanned = BrowseQuery(table, filter, database.dialect)
+        if unplanned.predicates.isEmpty, try unplanned.sources.contains(where: { try isBroad(unplanned, $0) }) {
+            return MatchCount(count: cap, isLowerBound: true)  // one lookup alone matches more than the cap
+        }
+        let query = try planned(unplanned)
         if !query.sources.isEmpty {
             // Every lookup is narrow here (`planned`): their union, each with the other conditions.
             let branches = query.sources.map { source -> (sql: String, parameters: [SQLValue]) in
