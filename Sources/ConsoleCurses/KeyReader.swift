@@ -95,19 +95,37 @@ public struct KeyReader {
         return .paste(String(text))
     }
 
-    /// ESC alone is Escape; ESC followed at once by more bytes is a sequence curses did not know.
+    /// ESC alone is Escape. What follows decides, by its bytes: `[` or `O` starts a sequence
+    /// curses did not know (read to its final byte); any other key is Escape and then that key,
+    /// put back to be read next, so a key pressed right after Esc is never lost. The short wait
+    /// is only for a byte after ESC that has not arrived yet.
     private func escape() -> KeyEvent? {
-        var sequence = ""
-        wtimeout(cn_stdscr(), 15)
-        while sequence.count < 8 {
-            var code: wint_t = 0
-            let kind = wget_wch(cn_stdscr(), &code)
-            guard kind == OK, let scalar = Unicode.Scalar(UInt32(code)) else { break }
+        wtimeout(cn_stdscr(), 25)
+        var code: wint_t = 0
+        let kind = wget_wch(cn_stdscr(), &code)
+        guard kind != ERR else { return .escape }
+        guard kind == OK, let first = Unicode.Scalar(UInt32(code)), first == "[" || first == "O" else {
+            // Escape, then a key of its own: read next.
+            if kind == cn_key_code_yes() { _ = ungetch(Int32(code)) } else { _ = unget_wch(wchar_t(code)) }
+            return .escape
+        }
+        var sequence = String(first)
+        while sequence.unicodeScalars.count < 16 {
+            code = 0
+            guard wget_wch(cn_stdscr(), &code) == OK, let scalar = Unicode.Scalar(UInt32(code)) else {
+                // "ESC [" and nothing more: Escape, then "[" typed quickly.
+                if sequence.unicodeScalars.count == 1 {
+                    _ = unget_wch(wchar_t(first.value))
+                    return .escape
+                }
+                return nil
+            }
             sequence.unicodeScalars.append(scalar)
             if sequence == "[200~" { return paste() }
             if let key = KeySequenceDecoder.decode(sequence) { return key }
-            if sequence.count >= 2, let last = sequence.last, last.isLetter || last == "~" { break }
+            // A final byte (0x40–0x7E) after the introducer ends the sequence.
+            if sequence.unicodeScalars.count >= 2, (0x40...0x7E).contains(scalar.value) { break }
         }
-        return sequence.isEmpty ? .escape : nil
+        return nil
     }
 }

@@ -29,6 +29,14 @@ public enum TerminalSession {
             throw Failure(description: "cannot start curses on TERM=\(environment["TERM"] ?? "(unset)")")
         }
         _ = set_term(terminal)
+        // A terminal that cannot move the cursor (TERM=dumb, an unknown TERM) would show one
+        // frozen line: say so and point to the command line instead.
+        let cup = tigetstr("cup")
+        guard let cup, Int(bitPattern: cup) != -1 else {
+            _ = endwin()
+            delscreen(terminal)
+            throw Failure(description: "TERM=\(environment["TERM"] ?? "(unset)") cannot move the cursor, so the console cannot draw: run it in a terminal that can (TERM=xterm-256color, tmux, screen), or use the command line: receiptdesk search TEXT, receiptdesk customer show ID (receiptdesk help lists every command)")
+        }
         cn_install_restoring_handlers()
         defer {
             cn_bracketed_paste(0)

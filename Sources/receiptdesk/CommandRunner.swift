@@ -18,7 +18,7 @@ enum CommandRunner {
     purchase database (all take --db PATH, --config FILE, --operator NAME, --json, --trust-anchor CERT):
       import FILE... --customer ID [--customer-name NAME] [--customer-email EMAIL] [--order ORDER]
              [--application-username VALUE]
-      order create --customer ID --order ORDER --product PRODUCT [--account-token TOKEN]
+      order create --customer ID --order ORDER --product PRODUCT [--account-token TOKEN] [--unlisted-product]
       order fail ORDER --reason TEXT
       customer show ID | customer add ID [--tester] [--name NAME] [--email EMAIL]
       search TEXT [--limit N]
@@ -55,6 +55,36 @@ enum CommandRunner {
                 65 bad input, 69 database unavailable, 75 busy: try again
     """
 
+    /// The lines of `usage` about one subcommand (its synopsis and what follows it, indented),
+    /// plus the options every database command takes; nil for an unknown command.
+    static func usage(of command: String) -> String? {
+        let lines = usage.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        var own: [String] = []
+        var inside = false
+        var sectionOptions: String?
+        for line in lines {
+            if line.hasPrefix("purchase database") { sectionOptions = line }
+            let body = line.drop { $0 == " " }
+            let indent = line.count - body.count
+            if indent == 2 {
+                // A synopsis line: "customer show ID | customer add ID …" names the command first.
+                inside = body.hasPrefix(command + " ") || body == command || body.contains("| \(command) ")
+                if inside { own.append("  receiptdesk " + body) }
+            } else if inside && indent > 2 {
+                own.append("      " + line.trimmingCharacters(in: .whitespaces))
+            } else {
+                inside = false
+            }
+        }
+        guard !own.isEmpty else { return nil }
+        let database = ["import", "order", "customer", "search", "grant", "revoke", "restore", "conflicts", "audit", "notify", "reverify", "lookup-order"]
+        var text = "usage:\n" + own.joined(separator: "\n")
+        if database.contains(command), let sectionOptions {
+            text += "\n\n" + sectionOptions.replacingOccurrences(of: "purchase database (all take", with: "options (every database command takes").replacingOccurrences(of: "):", with: ")")
+        }
+        return text + "\n\nexit codes: 0 ok / valid, 1 not valid, 64 usage, 65 bad input, 69 database unavailable, 75 busy"
+    }
+
     static func run(_ arguments: [String]) -> ExitStatus {
         // No subcommand (only options such as --db or --read-only) on a terminal: the console.
         let onTerminal = isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1
@@ -66,6 +96,10 @@ enum CommandRunner {
             return .usage
         }
         let rest = Array(arguments.dropFirst())
+        if rest.contains("--help") || rest.contains("-h"), let own = usage(of: command) {
+            print(own)
+            return .ok
+        }
         do {
             switch command {
             case "decode": return try DecodeCommand.run(rest)

@@ -47,7 +47,7 @@ enum CustomerCommand {
         lines += ["", "entitlements:"]
         if s.entitlements.isEmpty { lines.append("  none") }
         for e in s.entitlements {
-            lines.append("  \(e.isActive ? "●" : "○") \(e.name): \(e.reason)")
+            lines.append("  \(e.isActive ? "●" : "○") \(e.name): \(e.reasonAfterName)")
             for source in e.sources.dropFirst() { lines.append("      also: \(source.reason)") }
         }
         lines += ["", "orders:"]

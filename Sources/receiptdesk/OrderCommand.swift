@@ -2,7 +2,7 @@ import Foundation
 import PurchaseStore
 import ReceiptCore
 
-/// `receiptdesk order create --customer ID --order ORDER --product PRODUCT [--account-token TOKEN]`
+/// `receiptdesk order create --customer ID --order ORDER --product PRODUCT [--account-token TOKEN] [--unlisted-product]`
 /// `receiptdesk order fail ORDER --reason TEXT`
 enum OrderCommand {
     static func run(_ arguments: [String]) throws -> ExitStatus {
@@ -16,9 +16,11 @@ enum OrderCommand {
                 throw CommandFailure.usage("order create needs --customer ID --order ORDER --product PRODUCT")
             }
             let token = try args.value("--account-token")
+            let unlisted = args.flag("--unlisted-product")
             _ = try args.finish(maxPositionals: 0)
             let (record, created) = try options.openLedger(mayCreate: true, checking: [(customer, "customer id"), (order, "order id"), (product, "product id")]).createOrder(order, customer: customer, product: product,
-                                                                         accountToken: token, operatorName: options.operatorName)
+                                                                         accountToken: token, allowUnlisted: unlisted, operatorName: options.operatorName)
+            if unlisted { printError("receiptdesk order: warning: product \(product) is not in the catalogue: its purchase will grant nothing") }
             print(options.json ? LedgerJSON.order(record).serialized()
                                : "order \(record.orderId) \(created ? "created" : "already exists"): customer \(record.customerId), product \(record.productId), \(record.status)")
             return .ok

@@ -192,4 +192,48 @@ struct EndToEndTests {
         #expect(try database.queryFirst("SELECT customer_id FROM transactions WHERE transaction_id = ?", [.text(transaction)])?
             .string("customer_id") == "paste-customer")
     }
+
+    /// A key sent in the same write as Esc is read after it, not swallowed as part of an
+    /// escape sequence; a terminal that cannot move the cursor gets a message and exit 64.
+    @Test func aKeyRightAfterEscapeAndADumbTerminal() throws {
+        try #require(tmuxIsInstalled(), "tmux is not installed (/usr/bin/tmux): run make deps")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("console-keys-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }  // best effort
+        let db = folder.appendingPathComponent("purchases.sqlite").path
+        let demo = Process()
+        demo.executableURL = Self.binary
+        demo.arguments = ["demo", "--db", db, "--customers", "20"]
+        demo.standardOutput = Pipe()
+        demo.standardError = Pipe()
+        try demo.run()
+        demo.waitUntilExit()
+        try #require(demo.terminationStatus == 0, "receiptdesk demo failed")
+        let tmux = Tmux()
+        let console = "env RECEIPTDESK_DB='\(db)' USER=e2e-operator '\(Self.binary.path)'; echo __EXIT=$?; sleep 60"
+        try tmux.run(["new-session", "-d", "-s", "e2e", "-x", "120", "-y", "30", console])
+        guard tmux.wait(for: "Customers") != nil else {
+            Issue.record("the console did not open; the pane shows:\n\(tmux.capture())")
+            return
+        }
+        try tmux.keys("Escape", "2")  // one write: ESC then "2"
+        #expect(tmux.wait(for: "┌ Orders") != nil, "the key after Esc was lost:\n\(tmux.capture())")
+        try tmux.keys("Escape", "3")
+        #expect(tmux.wait(for: "┌ Transactions") != nil, "the key after Esc was lost:\n\(tmux.capture())")
+        try tmux.keys("q")
+        #expect(tmux.wait(for: "__EXIT=0") != nil, "the console did not exit:\n\(tmux.capture())")
+
+        let dumb = "env TERM=dumb RECEIPTDESK_DB='\(db)' USER=e2e-operator '\(Self.binary.path)'; echo __EXIT=$?; sleep 60"
+        try tmux.run(["new-window", "-t", "e2e", "-n", "dumb", dumb])
+        let deadline = Date().addingTimeInterval(60)
+        var pane = ""
+        repeat {
+            pane = (try? tmux.run(["capture-pane", "-p", "-t", "e2e:dumb"])) ?? ""
+            if pane.contains("__EXIT=") { break }
+            usleep(100_000)
+        } while Date() < deadline
+        #expect(pane.contains("TERM=dumb cannot move the cursor"), "\(pane)")
+        #expect(pane.contains("receiptdesk search TEXT"), "\(pane)")
+        #expect(pane.contains("__EXIT=64"), "\(pane)")
+    }
 }

@@ -116,12 +116,12 @@ struct OrderBindingTests {
 
     @Test(arguments: TestBackend.available) func creatingTheSameOrderTwiceChangesNothing(_ backend: TestBackend) throws {
         let f = try BackendLedgerFixture(backend)
-        #expect(try f.ledger.createOrder("ORD-20", customer: "alice", product: "p", operatorName: "mei").created)
+        #expect(try f.ledger.createOrder("ORD-20", customer: "alice", product: "com.example.pro.lifetime", operatorName: "mei").created)
         let before = try f.dump()
-        #expect(try !f.ledger.createOrder("ORD-20", customer: "alice", product: "p", operatorName: "mei").created)
+        #expect(try !f.ledger.createOrder("ORD-20", customer: "alice", product: "com.example.pro.lifetime", operatorName: "mei").created)
         #expect(try f.dump() == before)
         #expect(throws: StoreError(.alreadyExists, "")) {
-            try f.ledger.createOrder("ORD-20", customer: "bob", product: "p", operatorName: "mei")
+            try f.ledger.createOrder("ORD-20", customer: "bob", product: "com.example.pro.lifetime", operatorName: "mei")
         }
     }
 }

@@ -109,7 +109,7 @@ struct PostgresLiveTeamTests {
         let reasons = try #require(try RowGuard.changes(f.database, since: seen)).map(\.description)
         #expect(reasons.contains("revoked_by – → li"))
 
-        let order = try f.ledger.createOrder("ORD-9", customer: "alice", product: "p", operatorName: "mei")
+        let order = try f.ledger.createOrder("ORD-9", customer: "alice", product: "com.example.pro.lifetime", operatorName: "mei")
         let orderSeen = try #require(try RowGuard.snapshot(f.database, .orders, key: order.order.orderId))
         try f.database.execute("DELETE FROM orders WHERE order_id = 'ORD-9'", [])
         do {

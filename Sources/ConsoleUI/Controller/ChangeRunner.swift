@@ -38,7 +38,7 @@ enum ChangeRunner {
                                                    operatorName: operatorName)
             let recorded = result.transactions.filter { if case .recorded = $0.outcome { return true } else { return false } }.count
             let conflicts = result.transactions.filter { if case .conflict = $0.outcome { return true } else { return false } }.count
-            guard result.changedDatabase else { return "imported nothing new: every transaction was already recorded" }
+            guard result.changedDatabase else { return "imported " + (result.notes.last { $0.hasPrefix("nothing new") } ?? "nothing new") }
             return "imported receipt #\(result.receiptId ?? 0) for \(customer): \(recorded) recorded, \(conflicts) conflict(s), verdict \(result.verdict.status.rawValue)"
         }
     }

@@ -37,7 +37,7 @@ enum CustomerDetailView {
             if let balance = state.balance { status += " · balance \(balance)" }
             lines.append(DetailLine([mark, Span(DisplayWidth.fit(state.name, to: nameWidth), .bold),
                                      Span(" " + status, state.isActive ? CellStyle(.ok) : .muted)]))
-            lines += DetailLines.paragraph(state.reason, width: width, indent: 4 + nameWidth, style: .muted)
+            lines += DetailLines.paragraph(state.reasonAfterName, width: width, indent: 4 + nameWidth, style: .muted)
         }
 
         lines.append(DetailLines.heading("Orders"))

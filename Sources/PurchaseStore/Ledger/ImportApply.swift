@@ -106,9 +106,21 @@ extension PurchaseLedger {
         guard storesReceipt || !fresh.isEmpty || !newConflicts.isEmpty else {
             return .nothingNew(ImportResult(receiptId: existingReceipt, changedDatabase: false, format: p.artefact.format,
                                             environment: p.summary.environment.environment, verdict: p.verdict,
-                                            transactions: reports, notes: try importNotes(p) + ["nothing new: every transaction was already recorded"]))
+                                            transactions: reports, notes: try importNotes(p) + [Self.nothingNew(existingReceipt, p)]))
         }
         return .write(ImportPlan(prepared: p, existingReceipt: existingReceipt, fresh: fresh, newConflicts: newConflicts, reports: reports))
+    }
+
+    /// Why an import changed nothing, in words that fit the case: an invalid receipt stored
+    /// before (its transactions never recorded), one that holds none, or transactions all known.
+    static func nothingNew(_ existingReceipt: Int64?, _ p: PreparedImport) -> String {
+        let stored = existingReceipt.map { "receipt #\($0)" } ?? "this receipt"
+        if !p.verdict.isValid {
+            return "nothing new: \(stored) was already stored and flagged \(p.verdict.status.rawValue) (\(p.verdict.reason)); its transactions are not recorded"
+        }
+        if p.incoming.isEmpty { return "nothing new: \(stored) was already stored; it holds no transaction" }
+        guard existingReceipt != nil else { return "nothing new: every transaction in it was already recorded from other receipts" }
+        return "nothing new: \(stored) was already stored and every transaction in it was already recorded"
     }
 
     /// The owner of each of `transactionIds` that is already recorded, in one look-up per 64 ids

@@ -6,10 +6,17 @@ extension PurchaseLedger {
     /// (`accountToken`) may name it later. Creating the same order again changes nothing.
     @discardableResult
     public func createOrder(_ orderId: String, customer customerId: String, product productId: String,
-                            accountToken: String? = nil, operatorName: String) throws -> (order: OrderRecord, created: Bool) {
+                            accountToken: String? = nil, allowUnlisted: Bool = false,
+                            operatorName: String) throws -> (order: OrderRecord, created: Bool) {
         try Validate.operatorName(operatorName)
         try Validate.identifier(orderId, "order id")
         try Validate.identifier(productId, "product id")
+        // As grant does for entitlements: a product the catalogue does not list is most often a
+        // typo, and its purchase would grant nothing.
+        guard allowUnlisted || configuration.products.isEmpty || configuration.products[productId] != nil else {
+            let known = configuration.products.keys.sorted()
+            throw StoreError(.invalidInput, "product \(productId) is not in the catalogue (known: \(known.prefix(8).joined(separator: ", "))\(known.count > 8 ? ", …" : "")); its purchase would grant nothing: check the id, or pass --unlisted-product to create the order anyway")
+        }
         let now = clock()
         return try database.writeTransaction {
             if let existing = try order(orderId) {

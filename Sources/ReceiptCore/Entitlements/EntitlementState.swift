@@ -19,6 +19,18 @@ public struct EntitlementState: Sendable, Equatable {
     /// Every source, active first, then newest first.
     public var sources: [EntitlementSource]
 
+    /// The reason for a line that already starts with the name ("coins: …"): without the name it
+    /// begins with ("coins: 1200 units via …" → "1200 units via …", "pro expired …" → "expired …").
+    public var reasonAfterName: String { Self.dropping(name, from: reason) }
+
+    /// `text` without `name` (and the ": " or " " after it) at its start.
+    public static func dropping(_ name: String, from text: String) -> String {
+        for separator in [": ", " "] where text.hasPrefix(name + separator) {
+            return String(text.dropFirst(name.count + separator.count))
+        }
+        return text
+    }
+
     public init(name: String, isActive: Bool, ends: Date?, balance: Int64?, reason: String, sources: [EntitlementSource]) {
         self.name = name
         self.isActive = isActive
