@@ -27,6 +27,7 @@ enum CommandRunner {
       grant --customer ID --entitlement E [--until DATE | --for P30D] --reason TEXT
       revoke --customer ID (--entitlement E | --grant N) --reason TEXT
       restore --customer ID (--from-customer OLD [--transaction T]... | --receipt FILE) --reason TEXT [--dry-run]
+             [--include-consumables]
       conflicts [--all] | conflicts resolve N --owner CUSTOMER --reason TEXT
       audit [--verify] [--target T] [--limit N]
       notify FILE|-   apply an App Store Server Notification V2 once per notificationUUID

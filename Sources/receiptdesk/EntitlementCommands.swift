@@ -58,7 +58,8 @@ enum EntitlementCommands {
         return .ok
     }
 
-    /// `receiptdesk restore --customer ID (--from-customer OLD [--transaction T]... | --receipt FILE) --reason TEXT [--dry-run]`
+    /// `receiptdesk restore --customer ID (--from-customer OLD [--transaction T]... | --receipt FILE) --reason TEXT
+    /// [--include-consumables] [--dry-run]`: consumables stay with their owner unless included.
     static func restore(_ arguments: [String]) throws -> ExitStatus {
         var args = Arguments(arguments)
         let options = try StoreOptions.take(&args)
@@ -68,22 +69,30 @@ enum EntitlementCommands {
         let receiptPath = try args.value("--receipt")
         let reason = try args.value("--reason") ?? ""
         let dryRun = args.flag("--dry-run")
+        let consumables = args.flag("--include-consumables")
         _ = try args.finish(maxPositionals: 0)
         let receipt = try receiptPath.map(InputReader.read)
         let result = try options.openLedger().restore(customer: customer, fromCustomer: from, transactionIds: transactions,
                                                       receipt: receipt, reason: reason, operatorName: options.operatorName,
-                                                      dryRun: dryRun)
+                                                      includeConsumables: consumables, dryRun: dryRun)
         if options.json {
             print(JSONValue.object([
                 ("dryRun", .bool(result.dryRun)),
                 ("moved", .array(result.movedTransactions.map { .object([("transactionId", .string($0.transactionId)), ("from", .string($0.fromCustomer))]) })),
                 ("imported", .array(result.importedTransactions.map { .string($0) })),
+                ("consumablesLeft", .array(result.consumablesLeft.map { .object([("transactionId", .string($0.transactionId)), ("owner", .string($0.fromCustomer))]) })),
+                ("consumablesMoved", .int(Int64(result.consumablesMoved))),
             ]).serialized())
         } else {
             let verb = result.dryRun ? "would move" : "moved"
             print("\(verb) \(result.movedTransactions.count) transaction(s) to \(customer)" +
                   (result.importedTransactions.isEmpty ? "" : ", \(result.dryRun ? "would import" : "imported") \(result.importedTransactions.count) new"))
             for move in result.movedTransactions { print("  \(move.transactionId)  from \(move.fromCustomer)") }
+            if !result.consumablesLeft.isEmpty {
+                print("\(result.consumablesLeft.count) consumable purchase(s) stay with their owner: Apple does not restore consumables, and moving one lets it be spent twice (--include-consumables moves them)")
+                for left in result.consumablesLeft { print("  \(left.transactionId)  stays with \(left.fromCustomer)") }
+            }
+            if result.consumablesMoved > 0 { print("including \(result.consumablesMoved) consumable purchase(s) (--include-consumables)") }
         }
         return .ok
     }

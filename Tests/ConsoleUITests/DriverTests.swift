@@ -90,23 +90,41 @@ struct DriverTests {
     @Test func restoreShowsAPreviewAndNoMeansNothingChanges() throws {
         let f = try ConsoleFixture()
         let (c, screen) = f.console()
+        let aliceOwns = try count(f, "SELECT count(*) AS n FROM transactions WHERE customer_id = 'alice'")
+        let consumables = try count(f, "SELECT count(*) AS n FROM transactions WHERE customer_id = 'alice' AND product_type = 'consumable'")
+        try #require(consumables > 0, "the fixture's alice holds a consumable")
+        let bobOwns = try count(f, "SELECT count(*) AS n FROM transactions WHERE customer_id = 'bob'")
         c.press(.down, .character("R"), on: screen)  // bob
         c.typeText("alice", on: screen)
-        c.press(.tab, .tab, .tab, on: screen)
+        c.press(.tab, .tab, .tab, .tab, on: screen)
         c.typeText("same person, new account", on: screen)
         c.press(.enter, on: screen)
-        #expect(screen.text.contains("would move 5 transaction(s)"))
+        #expect(screen.text.contains("would move \(aliceOwns - consumables) transaction(s)"), "\(screen.text)")
+        #expect(screen.text.contains("leaves \(consumables) consumable purchase(s) with their owner"))
         let before = try f.dump()
         c.press(.character("n"), on: screen)
         #expect(screen.text.contains("nothing changed"))
         #expect(try f.dump() == before)
         c.press(.character("R"), on: screen)
         c.typeText("alice", on: screen)
-        c.press(.tab, .tab, .tab, on: screen)
+        c.press(.tab, .tab, .tab, .tab, on: screen)
         c.typeText("same person, new account", on: screen)
         c.press(.enter, .character("y"), on: screen)
-        #expect(screen.text.contains("restored to bob: moved 5"))
-        #expect(try count(f, "SELECT count(*) AS n FROM transactions WHERE customer_id = 'bob'") == 6)
+        #expect(screen.text.contains("restored to bob: moved \(aliceOwns - consumables)"), "\(screen.text)")
+        #expect(screen.text.contains("\(consumables) consumable(s) stayed with their owner"))
+        #expect(try count(f, "SELECT count(*) AS n FROM transactions WHERE customer_id = 'bob'") == bobOwns + aliceOwns - consumables)
+        // Moving the consumables too takes its own yes.
+        c.press(.character("R"), on: screen)
+        c.typeText("alice", on: screen)
+        c.press(.tab, .tab, .tab, .right, .tab, on: screen)
+        c.typeText("the customer insists", on: screen)
+        c.press(.enter, on: screen)
+        #expect(screen.text.contains("⚠ includes \(consumables) consumable purchase(s)"), "\(screen.text)")
+        c.press(.character("y"), on: screen)
+        #expect(screen.text.contains("will be spent twice"), "\(screen.text)")
+        #expect(try count(f, "SELECT count(*) AS n FROM transactions WHERE customer_id = 'alice'") == consumables, "nothing moved before the second yes")
+        c.press(.character("y"), on: screen)
+        #expect(try count(f, "SELECT count(*) AS n FROM transactions WHERE customer_id = 'alice'") == 0)
     }
 
     @Test func resolveAConflictByChoosingTheOwner() throws {
@@ -132,7 +150,7 @@ struct DriverTests {
                                    created: "2025-05-30T00:01:00Z")
         c.press(.character("i"), .tab, on: screen)
         c.typeText(String(decoding: pasted, as: UTF8.self), on: screen)
-        c.press(.tab, .enter, on: screen)
+        c.press(.tab, .enter, .enter, on: screen)
         #expect(screen.text.contains("5000000000000001"))
         c.press(.character("y"), on: screen)
         #expect(screen.text.contains("imported receipt #8 for alice: 1 recorded"))
@@ -142,7 +160,7 @@ struct DriverTests {
         try Data(another).write(to: file)
         c.press(.character("i"), .tab, on: screen)
         c.typeText(file.path, on: screen)
-        c.press(.tab, .enter, .character("y"), on: screen)
+        c.press(.tab, .enter, .enter, .character("y"), on: screen)
         #expect(try f.ledger.transaction("5000000000000002")?.customerId == "alice")
     }
 
@@ -330,5 +348,30 @@ struct DriverTests {
         screen.resize(ScreenSize(rows: 8, columns: 40))
         c.render(on: screen)
         #expect(screen.text.contains("needs at least"))
+    }
+}
+
+/// A typo in the import form's customer field is not a new customer (issue 13, item 5).
+@Suite("Import form: an unknown customer")
+struct ImportUnknownCustomerTests {
+    @Test func anUnknownCustomerIsOfferedTheClosestAndCreatedOnlyWhenAsked() throws {
+        let f = try ConsoleFixture()
+        let (c, screen) = f.console(size: ScreenSize(rows: 30, columns: 140))
+        let receipt = try f.receipt([ConsoleFixture.purchase("5000000000000009", "com.example.pro.lifetime", bought: "2025-05-30T00:00:00Z")],
+                                    created: "2025-05-30T00:01:00Z")
+        let customers = try f.database.queryFirst("SELECT count(*) AS n FROM customers", [])?.int("n")
+        c.press(.character("i"), on: screen)
+        c.press(.control("u"), on: screen)
+        c.typeText("alcie", on: screen)
+        c.press(.tab, on: screen)
+        c.typeText(String(decoding: receipt, as: UTF8.self), on: screen)
+        c.press(.tab, .tab, .enter, on: screen)
+        #expect(screen.text.contains("no customer alcie: did you mean alice?"), "\(screen.text)")
+        guard case .form = c.state.mode else { Issue.record("the form closed"); return }
+        #expect(try f.database.queryFirst("SELECT count(*) AS n FROM customers", [])?.int("n") == customers)
+        c.press(.right, .enter, on: screen)  // New customer: yes
+        #expect(screen.text.contains("creates customer alcie"), "\(screen.text)")
+        c.press(.character("y"), on: screen)
+        #expect(try f.ledger.transaction("5000000000000009")?.customerId == "alcie")
     }
 }

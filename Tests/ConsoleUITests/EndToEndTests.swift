@@ -181,7 +181,9 @@ struct EndToEndTests {
         // The whole JWS is one field's text: the form is still open on the artefact, nothing spilled.
         #expect(tmux.wait(for: String(jws.suffix(20))) != nil, "the end of the JWS is not in the field:\n\(tmux.capture())")
         #expect(!tmux.capture().contains("Import: confirm"), "a line break of the paste acted as Enter")
-        try tmux.keys("Enter")
+        try tmux.keys("Tab")
+        try tmux.keys("Tab")
+        try tmux.keys("Right")  // New customer: yes, paste-customer is new
         try tmux.keys("Enter")
         #expect(tmux.wait(for: "Import: preview") != nil && tmux.capture().contains("✓ valid"), "no valid preview:\n\(tmux.capture())")
         try tmux.keys("y")

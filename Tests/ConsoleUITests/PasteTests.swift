@@ -44,6 +44,7 @@ struct PasteTests {
         // Submitting imports it as the valid transaction it is.
         c.press(.enter, on: screen)
         c.press(.enter, on: screen)
+        c.press(.enter, on: screen)
         c.press(.character("y"), on: screen)
         #expect(try f.database.queryFirst("SELECT count(*) AS n FROM transactions WHERE transaction_id = '77001'", [])?.int("n") == 1,
                 "\(screen.text)")

@@ -64,8 +64,8 @@ struct SnapshotTests {
         },
         Scenario(name: "revoke-form") { c, _ in c.handle(.character("x")) },
         Scenario(name: "restore-preview") { c, _ in
-            c.handle(.down); c.handle(.character("R")); c.type("alice"); c.handle(.tab); c.type("1000000359369500")
-            c.handle(.tab); c.handle(.tab); c.type("new phone, same person"); c.handle(.enter)
+            c.handle(.down); c.handle(.character("R")); c.type("alice"); c.handle(.tab); c.type("1000000359369424 1000000359369500")
+            c.handle(.tab); c.handle(.tab); c.handle(.tab); c.type("new phone, same person"); c.handle(.enter)
         },
         Scenario(name: "resolve-form") { c, _ in c.handle(.character("5")); c.handle(.character("o")); c.handle(.right) },
         Scenario(name: "import-form") { c, _ in c.handle(.character("i")); c.handle(.tab); c.type("/no/such/receipt.txt"); c.handle(.tab); c.handle(.enter) },

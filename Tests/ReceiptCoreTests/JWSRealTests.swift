@@ -92,6 +92,8 @@ struct JWSRealTests {
         let wrongBundle = ReceiptVerifier(trust: try testCATrust(), expectedBundleIds: ["com.example.x"]).verify(transaction)
         #expect(wrongBundle.status == .invalid)
         #expect(wrongBundle.reason.contains("invalid app identifier"))
+        #expect(wrongBundle.reason.hasPrefix("ES256 signature and chain valid, through the extra anchor"), "\(wrongBundle.reason)")
+        #expect(!wrongBundle.chain.isEmpty, "the chain that verified is kept")
         let renewal = try ReceiptDecoder.decode(try SampleFiles.bytes("testca-renewalInfo.jws"))
         #expect(renewal.format == .jwsRenewalInfo)
         #expect(renewal.summary.environment.environment == .sandbox)

@@ -67,7 +67,7 @@ struct AppleLibraryAgreementTests {
         #expect(verifier.verify(try notification("Production", 1234)).status == .valid)
         let wrong = verifier.verify(try notification("Production", 1235))
         #expect(wrong.status == .invalid)
-        #expect(wrong.reason == "invalid app identifier: `data.appAppleId` is 1235, the configured appAppleId is 1234")
+        #expect(wrong.reason.hasSuffix("; invalid app identifier: `data.appAppleId` is 1235, the configured appAppleId is 1234"), "\(wrong.reason)")
         #expect(verifier.verify(try notification("Production", nil)).status == .invalid)
         #expect(verifier.verify(try notification("Sandbox", 1235)).status == .valid)
         // Without a configured id nothing is checked.

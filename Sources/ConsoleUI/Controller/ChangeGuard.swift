@@ -24,7 +24,7 @@ struct ChangeGuard {
         switch change {
         case .grant(let id, _, _, _), .revoke(let id, _, _):
             try customer(id)
-        case .restore(let id, let from, let transactionIds, _, _):
+        case .restore(let id, let from, let transactionIds, _, _, _):
             try customer(id)
             if let from { try customer(from) }
             for transaction in transactionIds {

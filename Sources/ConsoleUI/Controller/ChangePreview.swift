@@ -61,12 +61,14 @@ enum ChangePreview {
             lines += [[Span("  reason: ", .muted), Span("\"\(reason)\"")], [],
                       [Span("Writes: ", .muted), Span("the revocation by \(operatorName); \(customer)'s entitlements recomputed; one audit entry \"revoke\"")]]
             return Confirmation(change: change, title: "Revoke: confirm", lines: lines)
-        case .restore(let customer, let from, let ids, let receipt, let reason):
+        case .restore(let customer, let from, let ids, let receipt, let reason, let consumables):
             let bytes = try receipt.map(ArtefactReader.bytes)
             let result = try ledger.restore(customer: customer, fromCustomer: from, transactionIds: ids, receipt: bytes, reason: reason,
-                                            operatorName: operatorName, dryRun: true)
+                                            operatorName: operatorName, includeConsumables: consumables, dryRun: true)
             guard !result.movedTransactions.isEmpty || !result.importedTransactions.isEmpty else {
-                throw ConsoleFailure("nothing to restore: no transaction would move to \(customer)")
+                let left = result.consumablesLeft.count
+                throw ConsoleFailure("nothing to restore to \(customer): " + (left == 0 ? "no transaction would move"
+                    : "only \(left) consumable purchase(s), which Apple does not restore (choose \"move too\" to move them anyway)"))
             }
             var lines: [StyledLine] = [[Span("Restore purchases to customer \(customer)", .bold)],
                                        [Span("  would move \(result.movedTransactions.count) transaction(s):")]]
@@ -75,10 +77,21 @@ enum ChangePreview {
             if !result.importedTransactions.isEmpty {
                 lines.append([Span("  would import \(result.importedTransactions.count) transaction(s) never seen before from the receipt")])
             }
+            if !result.consumablesLeft.isEmpty {
+                lines.append([Span("  leaves \(result.consumablesLeft.count) consumable purchase(s) with their owner: Apple does not restore consumables, and moving one lets it be spent twice", .muted)])
+            }
+            var followUp: [StyledLine]?
+            if result.consumablesMoved > 0 {
+                lines.append([Span("  ⚠ includes \(result.consumablesMoved) consumable purchase(s)", CellStyle(.warning, bold: true))])
+                followUp = [[Span("Move \(result.consumablesMoved) consumable purchase(s) to \(customer) as well?", CellStyle(.warning, bold: true))],
+                            [Span("  Apple does not restore consumables. If the old account already spent them, they will be spent twice.")],
+                            [], [Span("y moves them too · n cancels: nothing changes", .muted)]]
+            }
             lines += [[Span("  reason: ", .muted), Span("\"\(reason)\"")], [],
                       [Span("Writes: ", .muted), Span("ownership moves; both customers' entitlements recomputed; audit entries \"restore\" and \"transfer-out\"")]]
-            return Confirmation(change: .restore(customer: customer, fromCustomer: from, transactionIds: ids, receipt: bytes.map { .bytes($0) }, reason: reason),
-                                title: "Restore: preview", lines: lines)
+            return Confirmation(change: .restore(customer: customer, fromCustomer: from, transactionIds: ids, receipt: bytes.map { .bytes($0) },
+                                                 reason: reason, includeConsumables: consumables),
+                                title: "Restore: preview", lines: lines, followUp: followUp)
         case .resolve(let id, let owner, let reason):
             guard let conflict = try Browser(ledger.database).conflict(id) else { throw ConsoleFailure("conflict #\(id) not found") }
             let moves = owner != conflict.ownerCustomerId
@@ -89,7 +102,15 @@ enum ChangePreview {
                 [Span("Writes: ", .muted), Span("the conflict resolved by \(operatorName); both customers' entitlements recomputed; one audit entry \"conflict-resolve\"")],
             ]
             return Confirmation(change: change, title: "Resolve: confirm", lines: lines)
-        case .importArtefact(let customer, let input, let orderId):
+        case .importArtefact(let customer, let input, let orderId, let create):
+            // A typo must not make a new customer: an unknown id is refused with the closest
+            // existing ones, unless the form says to create it.
+            let exists = try ledger.customerExists(customer)
+            if !exists && !create {
+                let near = try Browser(ledger.database).closestCustomers(to: customer)
+                throw ConsoleFailure("no customer \(customer)" + (near.isEmpty ? "" : ": did you mean \(near.joined(separator: ", "))?")
+                                     + " To create \(customer), set New customer to yes")
+            }
             let bytes = try ArtefactReader.bytes(input)
             let artefact = try ReceiptDecoder.decode(bytes)
             let verdict = ledger.verifier.verify(artefact)
@@ -107,9 +128,11 @@ enum ChangePreview {
                 lines.append([Span("  ⚠ " + TreeWarning.emptyPurchaseList.message, CellStyle(.warning))])
             }
             if let orderId { lines.append([Span("  order: \(orderId)")]) }
+            if !exists { lines.append([Span("  creates customer \(customer)", CellStyle(.warning, bold: true))]) }
             lines += [[], [Span("Writes: ", .muted), Span(verdict.isValid ? "the receipt once, new transactions, entitlements recomputed, one audit entry \"import\""
                                                                            : "the receipt, flagged \(verdict.status.rawValue): it grants nothing")]]
-            return Confirmation(change: .importArtefact(customer: customer, input: .bytes(bytes), orderId: orderId), title: "Import: preview", lines: lines)
+            return Confirmation(change: .importArtefact(customer: customer, input: .bytes(bytes), orderId: orderId, createCustomer: create),
+                                title: "Import: preview", lines: lines)
         }
     }
 }

@@ -25,15 +25,17 @@ enum ChangeRunner {
                 try ledger.revoke(customer: customer, entitlement: name, reason: reason, operatorName: operatorName)
                 return "revoked \(name) for \(customer)"
             }
-        case .restore(let customer, let from, let ids, let receipt, let reason):
+        case .restore(let customer, let from, let ids, let receipt, let reason, let consumables):
             let bytes = try receipt.map(ArtefactReader.bytes)
             let result = try ledger.restore(customer: customer, fromCustomer: from, transactionIds: ids, receipt: bytes, reason: reason,
-                                            operatorName: operatorName)
-            return "restored to \(customer): moved \(result.movedTransactions.count), imported \(result.importedTransactions.count)"
+                                            operatorName: operatorName, includeConsumables: consumables)
+            var text = "restored to \(customer): moved \(result.movedTransactions.count), imported \(result.importedTransactions.count)"
+            if !result.consumablesLeft.isEmpty { text += "; \(result.consumablesLeft.count) consumable(s) stayed with their owner" }
+            return text
         case .resolve(let id, let owner, let reason):
             try ledger.resolveConflict(id, owner: owner, reason: reason, operatorName: operatorName)
             return "conflict #\(id) resolved: \(owner) owns it"
-        case .importArtefact(let customer, let input, let orderId):
+        case .importArtefact(let customer, let input, let orderId, _):
             let result = try ledger.importArtefact(try ArtefactReader.bytes(input), customer: customer, orderId: orderId, source: "console",
                                                    operatorName: operatorName)
             let recorded = result.transactions.filter { if case .recorded = $0.outcome { return true } else { return false } }.count

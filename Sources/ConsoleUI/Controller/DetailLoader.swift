@@ -53,6 +53,10 @@ enum DetailLoader {
             for id in summary.purchases.prefix(200).compactMap(\.transactionId) {
                 if let record = try? ledger.transaction(id) { detail.recorded[id] = record }  // unreadable: shown as never recorded
             }
+            if summary.purchases.isEmpty, let customer = stored.record.customerId,
+               let states = try? ledger.entitlements(customer, now: now) {  // unreadable: the general advice shows
+                detail.paidEra = states.flatMap(\.sources).filter { $0.kind == .legacyPaid && $0.isActive }.map(\.reason)
+            }
             return detail
         } catch {
             return ReceiptDetail(stored: stored, environment: nil, verdict: nil, tree: nil, purchases: [],

@@ -56,6 +56,10 @@ extension ConsoleReducer {
         case .confirm(let confirmation):
             switch key {
             case .character("y"), .character("Y"):
+                if let followUp = confirmation.followUp {
+                    state.mode = .confirm(Confirmation(change: confirmation.change, title: confirmation.title + ": are you sure?", lines: followUp))
+                    return []
+                }
                 state.mode = .browse
                 state.message = StatusMessage(text: "\(confirmation.change.name): applying…", kind: .info)
                 return [.apply(confirmation.change)]

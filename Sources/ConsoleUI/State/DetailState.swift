@@ -49,6 +49,9 @@ struct ReceiptDetail {
     let decodeError: String?
     /// The ledger's record of each purchase in it, by transaction id (absent: never recorded).
     var recorded: [String: TransactionRecord] = [:]
+    /// Why the receipt's customer holds entitlements through `original_application_version`
+    /// (bought while the app was paid): then a receipt without in-app purchases needs none.
+    var paidEra: [String] = []
 }
 
 /// Everything the customer view shows.

@@ -36,6 +36,8 @@ enum FormLogic {
                 FormField(label: "From customer", kind: .text(TextField()), hint: "the old account whose purchases move here"),
                 FormField(label: "Transactions", kind: .text(TextField()), hint: "optional: only these ids (space separated)"),
                 FormField(label: "Or receipt", kind: .text(TextField()), hint: "instead: paste a receipt, or a file path"),
+                FormField(label: "Consumables", kind: .choice(["stay with their owner (Apple does not restore them)", "move too (asks again)"], 0),
+                          hint: "← → moving a consumable lets it be spent twice"),
                 FormField(label: "Reason", kind: .text(TextField()), hint: reasonHint),
             ]))
         case .resolve:
@@ -58,6 +60,8 @@ enum FormLogic {
                 FormField(label: "Customer", kind: .text(TextField(customer ?? "")), hint: "who presented it"),
                 FormField(label: "Artefact", kind: .text(TextField()), hint: "paste base64 / JWS / JSON, or a file path"),
                 FormField(label: "Order", kind: .text(TextField()), hint: "optional: the merchant order id"),
+                FormField(label: "New customer", kind: .choice(["no: an existing customer", "yes: create them"], 0),
+                          hint: "← → an unknown customer id is refused unless this says create"),
             ]))
         default: break
         }
@@ -178,7 +182,8 @@ enum FormLogic {
             }
             let ids = form.value("Transactions").split(whereSeparator: { $0 == " " || $0 == "," }).map(String.init)
             return .success(.restore(customer: customer, fromCustomer: from.isEmpty ? nil : from, transactionIds: ids,
-                                     receipt: receipt.isEmpty ? nil : .text(receipt), reason: reason))
+                                     receipt: receipt.isEmpty ? nil : .text(receipt), reason: reason,
+                                     includeConsumables: form.choiceIndex("Consumables") == 1))
         case .resolve(let conflictId, let owner, let claimant):
             return .success(.resolve(conflictId: conflictId, owner: form.choiceIndex("Owner") == 0 ? owner : claimant, reason: reason))
         case .importArtefact:
@@ -187,7 +192,8 @@ enum FormLogic {
             guard !customer.isEmpty else { return .failure(ConsoleFailure("say which customer presented it")) }
             guard !artefact.isEmpty else { return .failure(ConsoleFailure("paste the artefact or give a file path")) }
             let order = form.value("Order")
-            return .success(.importArtefact(customer: customer, input: .text(artefact), orderId: order.isEmpty ? nil : order))
+            return .success(.importArtefact(customer: customer, input: .text(artefact), orderId: order.isEmpty ? nil : order,
+                                            createCustomer: form.choiceIndex("New customer") == 1))
         }
     }
 

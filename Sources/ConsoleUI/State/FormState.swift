@@ -133,9 +133,10 @@ enum ArtefactInput: Equatable, Sendable {
 enum PendingChange: Equatable, Sendable {
     case grant(customer: String, entitlement: String, end: GrantEnd, reason: String)
     case revoke(customer: String, target: RevokeOption, reason: String)
-    case restore(customer: String, fromCustomer: String?, transactionIds: [String], receipt: ArtefactInput?, reason: String)
+    case restore(customer: String, fromCustomer: String?, transactionIds: [String], receipt: ArtefactInput?, reason: String,
+                 includeConsumables: Bool = false)
     case resolve(conflictId: Int64, owner: String, reason: String)
-    case importArtefact(customer: String, input: ArtefactInput, orderId: String?)
+    case importArtefact(customer: String, input: ArtefactInput, orderId: String?, createCustomer: Bool = false)
 
     /// The ledger action's name, for messages.
     var name: String {
@@ -154,4 +155,7 @@ struct Confirmation: Sendable {
     let change: PendingChange
     let title: String
     let lines: [StyledLine]
+    /// A second question asked after the first y, for a change that needs its own yes (moving
+    /// consumables); nil for most.
+    var followUp: [StyledLine]? = nil
 }

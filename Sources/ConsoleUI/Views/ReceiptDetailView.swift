@@ -67,8 +67,13 @@ enum ReceiptDetailView {
         }
 
         // Warnings, each once, with where they are and the advice they carry.
-        let warnings = r.tree.map(located) ?? []
-        if r.tree != nil, r.purchases.isEmpty, !warnings.contains(where: { $0.warning.kind == .emptyPurchaseList }) {
+        var warnings = r.tree.map(located) ?? []
+        if !r.paidEra.isEmpty {
+            // Bought while the app was paid: no in-app purchase is expected, and restoring would not add one.
+            warnings.removeAll { $0.warning.kind == .emptyPurchaseList }
+            lines += DetailLines.paragraph("no in-app purchases, and none are needed: " + r.paidEra.joined(separator: "; "),
+                                           width: width, indent: 1, style: CellStyle(.ok), first: "✓ ")
+        } else if r.tree != nil, r.purchases.isEmpty, !warnings.contains(where: { $0.warning.kind == .emptyPurchaseList }) {
             lines += DetailLines.paragraph(TreeWarning.emptyPurchaseList.message, width: width, indent: 1, style: CellStyle(.warning), first: "⚠ ")
         }
         // The same warning on several nodes is one line naming them all.
@@ -116,11 +121,20 @@ enum ReceiptDetailView {
             lines.append(DetailLine([Span(" last asked Apple \(ConsoleFormat.dateTime(attempt.attemptedAt)): \(attempt.outcome)", .muted)]))
         }
 
-        if let tree = r.tree {
+        if var tree = r.tree {
+            if !r.paidEra.isEmpty { tree = Self.removing(.emptyPurchaseList, from: tree) }
             lines.append(DetailLine([]))
             lines += treeLines(tree, path: "r", depth: 0, expanded: expanded, width: width, highlight: highlight)
         }
         return lines
+    }
+
+    /// The tree without one kind of warning anywhere in it.
+    static func removing(_ kind: TreeWarning.Kind, from node: TreeNode) -> TreeNode {
+        var node = node
+        node.warnings.removeAll { $0.kind == kind }
+        node.children = node.children.map { removing(kind, from: $0) }
+        return node
     }
 
     /// Every warning of the tree with the node it is on ("in_app[2] cancellation_date"), each text once.

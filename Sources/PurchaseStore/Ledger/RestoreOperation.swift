@@ -5,9 +5,13 @@ extension PurchaseLedger {
     /// "Restore purchases on a new account": moves transactions to `customer`, from another
     /// customer (all of theirs, or the ones listed) or from a receipt the customer presents (its
     /// transactions owned by others move; ones never seen are imported). Both owners appear in the
-    /// audit. With `dryRun`, reports what would move and changes nothing.
+    /// audit. Only what Apple restores moves: non-consumables and subscriptions; consumables stay
+    /// with their owner (moving one would let it be spent twice) unless `includeConsumables`.
+    /// With `dryRun`, reports what would move and changes nothing (no customer is created). A
+    /// restore with nothing to move fails and changes nothing.
     public func restore(customer customerId: String, fromCustomer: String? = nil, transactionIds: [String] = [],
-                        receipt: [UInt8]? = nil, reason: String, operatorName: String, dryRun: Bool = false) throws -> RestoreResult {
+                        receipt: [UInt8]? = nil, reason: String, operatorName: String, includeConsumables: Bool = false,
+                        dryRun: Bool = false) throws -> RestoreResult {
         try Validate.operatorName(operatorName)
         try Validate.reason(reason)
         guard (fromCustomer == nil) != (receipt == nil) else {
@@ -24,7 +28,7 @@ extension PurchaseLedger {
         }
         let now = clock()
         return try database.writeTransaction {
-            try ensureCustomer(customerId, now: now)
+            try Validate.identifier(customerId, "customer id")
             var moves: [(transactionId: String, fromCustomer: String)] = []
             if let fromCustomer {
                 guard fromCustomer != customerId else { throw StoreError(.invalidInput, "restoring from a customer to themselves changes nothing") }
@@ -46,9 +50,17 @@ extension PurchaseLedger {
             let unknown = try receiptTransactions.filter { transaction in
                 try database.queryFirst("SELECT 1 AS found FROM transactions WHERE transaction_id = ?", [.text(transaction.transactionId)]) == nil
             }.map(\.transactionId)
-            if dryRun || (moves.isEmpty && unknown.isEmpty) {
-                return RestoreResult(movedTransactions: moves, importedTransactions: unknown, dryRun: dryRun)
+            let consumables = try moves.filter { try isConsumable($0.transactionId) }
+            if !includeConsumables { moves.removeAll { move in consumables.contains { $0.transactionId == move.transactionId } } }
+            var result = RestoreResult(movedTransactions: moves, importedTransactions: unknown, dryRun: dryRun)
+            if includeConsumables { result.consumablesMoved = consumables.count } else { result.consumablesLeft = consumables }
+            if dryRun { return result }
+            guard !moves.isEmpty || !unknown.isEmpty else {
+                let why = consumables.isEmpty ? "no transaction would move"
+                    : "only \(consumables.count) consumable purchase(s) would, and Apple does not restore consumables (moving one lets it be spent twice; --include-consumables moves them anyway)"
+                throw StoreError(.invalidRequest, "nothing to restore to \(customerId): \(why); nothing changed")
             }
+            try ensureCustomer(customerId, now: now)
             for move in moves {
                 try moveTransaction(move.transactionId, from: move.fromCustomer, to: customerId)
                 try database.execute("""
@@ -69,11 +81,22 @@ extension PurchaseLedger {
                 ]))
             }
             try refreshEntitlements(customerId, now: now)
-            try audit(now, operatorName, "restore", "customer:\(customerId)", .object([
+            var details: [(String, JSONValue)] = [
                 ("from", .array(previousOwners.sorted().map { .string($0) })), ("reason", .string(reason)),
                 ("transactions", .array(moves.map { .string($0.transactionId) })), ("imported", .array(unknown.map { .string($0) })),
-            ]))
-            return RestoreResult(movedTransactions: moves, importedTransactions: unknown, dryRun: false)
+            ]
+            if !result.consumablesLeft.isEmpty { details.append(("consumablesLeft", .array(result.consumablesLeft.map { .string($0.transactionId) }))) }
+            if result.consumablesMoved > 0 { details.append(("consumablesMoved", .int(Int64(result.consumablesMoved)))) }
+            try audit(now, operatorName, "restore", "customer:\(customerId)", .object(details))
+            return result
         }
+    }
+
+    /// Whether a stored transaction is a consumable: by its recorded type, else the catalogue's.
+    func isConsumable(_ transactionId: String) throws -> Bool {
+        guard let row = try database.queryFirst("SELECT product_id, product_type FROM transactions WHERE transaction_id = ?",
+                                                [.text(transactionId)]) else { return false }
+        if let type = row.string("product_type").flatMap(ProductType.init(rawValue:)) { return type == .consumable }
+        return configuration.products[row.string("product_id") ?? ""]?.type == .consumable
     }
 }

@@ -134,4 +134,9 @@ public struct RestoreResult: Sendable {
     public let movedTransactions: [(transactionId: String, fromCustomer: String)]
     public let importedTransactions: [String]
     public let dryRun: Bool
+    /// Consumable purchases left with their owner: Apple does not restore consumables, and
+    /// moving one would let it be spent twice (`includeConsumables` moves them too).
+    public var consumablesLeft: [(transactionId: String, fromCustomer: String)] = []
+    /// How many of the moved transactions are consumables (only with `includeConsumables`).
+    public var consumablesMoved = 0
 }

@@ -97,10 +97,12 @@ public struct ReceiptVerifier: Sendable {
         } else if !chain.leafKey.verify(signature: signer.signature, message: container.content, digest: digest) {
             return invalid("signature does not match the content: the receipt was changed after signing, or signed by another key")
         }
-        if let mismatch = bundleMismatch(receipt.bundleId) { return invalid(mismatch) }
+        // What did verify is said first: the receipt is genuine, it is just not for this app/device.
+        let genuine = Self.genuine("signature (\(digest.rawValue), RSA) and chain", extra)
+        if let mismatch = bundleMismatch(receipt.bundleId) { return invalid("\(genuine); \(mismatch)") }
         if let deviceIdentifier {
             guard receipt.matchesDevice(deviceIdentifier.bytes) else {
-                return invalid("device hash (field 5) does not match device \(deviceIdentifier.uuidString)")
+                return invalid("\(genuine); device hash (field 5) does not match device \(deviceIdentifier.uuidString)")
             }
         }
         let anchorNote = extra.map { ", trusted through the extra anchor \"\($0)\"" } ?? ""
@@ -155,9 +157,10 @@ public struct ReceiptVerifier: Sendable {
         guard x5c.count == 3 else {
             return Verdict(.invalid, "invalid JWS format: x5c holds \(x5c.count) certificates, Apple's chain has 3\(kidNote)")
         }
-        // Renewal infos name no app; everything else must name ours.
-        if what != "renewal info", let mismatch = bundleMismatch(bundleId) { return Verdict(.invalid, mismatch) }
         guard let signedDate else {
+            if what != "renewal info", let mismatch = bundleMismatch(bundleId) {
+                return Verdict(.invalid, "\(mismatch); the \(what) has no signedDate to validate the chain at either")
+            }
             return Verdict(.invalid, "the \(what) has no signedDate to validate the chain at")
         }
         let leaf: [UInt8], intermediate: [UInt8]
@@ -177,6 +180,12 @@ public struct ReceiptVerifier: Sendable {
                 return Verdict(.invalid, "ES256 signature does not verify with \(chain.names[0]): the \(what) was changed after signing\(kidNote)",
                                chain: chain.names, validationTime: signedDate, extraAnchor: extra)
             }
+            // Renewal infos name no app; everything else must name ours. Checked once the
+            // signature holds, so the verdict can say what did verify.
+            if what != "renewal info", let mismatch = bundleMismatch(bundleId) {
+                return Verdict(.invalid, "\(Self.genuine("ES256 signature and chain", extra)); \(mismatch)",
+                               chain: chain.names, validationTime: signedDate, extraAnchor: extra)
+            }
             let anchorNote = extra.map { ", trusted through the extra anchor \"\($0)\"" } ?? ""
             return Verdict(.valid, "ES256 signature and chain valid at \(RFC3339.format(signedDate))\(anchorNote)",
                            chain: chain.names, validationTime: signedDate, extraAnchor: extra)
@@ -186,9 +195,15 @@ public struct ReceiptVerifier: Sendable {
     private func bundleMismatch(_ bundleId: String?) -> String? {
         guard !expectedBundleIds.isEmpty else { return nil }
         guard let bundleId, expectedBundleIds.contains(bundleId) else {
-            return "invalid app identifier: bundle id \(bundleId ?? "(none)") is not \(expectedBundleIds.sorted().joined(separator: " or "))"
+            return "invalid app identifier: bundle id \(bundleId ?? "(none)") is not this app's (\(expectedBundleIds.sorted().joined(separator: " or ")))"
         }
         return nil
+    }
+
+    /// "Apple's ES256 signature and chain valid" (or "… valid, through the extra anchor X"):
+    /// what did verify, before the reason an artefact is still refused.
+    static func genuine(_ what: String, _ extraAnchor: String?) -> String {
+        extraAnchor.map { "\(what) valid, through the extra anchor \"\($0)\"" } ?? "Apple's \(what) valid"
     }
 
     /// A valid Production verdict becomes invalid when the artefact names another app than the
@@ -196,13 +211,14 @@ public struct ReceiptVerifier: Sendable {
     private func checkAppAppleId(_ verdict: Verdict, _ appAppleId: Int64?, _ environment: Environment, field: String) -> Verdict {
         guard verdict.status == .valid, environment == .production, let expected = expectedAppAppleId,
               appAppleId != expected else { return verdict }
-        return Verdict(.invalid, "invalid app identifier: \(field) is \(appAppleId.map(String.init) ?? "absent"), the configured appAppleId is \(expected)",
+        return Verdict(.invalid, "\(Self.genuine("signature and chain", verdict.extraAnchor)); invalid app identifier: \(field) is \(appAppleId.map(String.init) ?? "absent"), the configured appAppleId is \(expected)",
                        chain: verdict.chain, validationTime: verdict.validationTime, extraAnchor: verdict.extraAnchor)
     }
 
     func checkBundle(_ verdict: Verdict, _ bundleId: String?) -> Verdict {
         guard verdict.status == .valid, let mismatch = bundleMismatch(bundleId) else { return verdict }
-        return Verdict(.invalid, mismatch, chain: verdict.chain, validationTime: verdict.validationTime, extraAnchor: verdict.extraAnchor)
+        return Verdict(.invalid, "\(Self.genuine("signature and chain", verdict.extraAnchor)); \(mismatch)", chain: verdict.chain,
+                       validationTime: verdict.validationTime, extraAnchor: verdict.extraAnchor)
     }
 }
 
