@@ -21,7 +21,12 @@ enum ConflictsCommand {
         }
         print(conflicts.isEmpty ? "no \(all ? "" : "open ")conflicts" : "conflicts:")
         for c in conflicts {
-            print("  #\(c.conflictId)  transaction \(c.transactionId): owned by \(c.ownerCustomerId), claimed by \(c.claimantCustomerId) (receipt #\(c.receiptId ?? 0), \(RFC3339.format(c.openedAt)))  \(c.status)")
+            var line = "  #\(c.conflictId)  transaction \(c.transactionId): owned by \(c.ownerCustomerId), claimed by \(c.claimantCustomerId) (receipt #\(c.receiptId ?? 0), \(RFC3339.format(c.openedAt)))  \(c.status)"
+            if let owner = c.resolvedOwner {
+                line += " for \(owner)" + (c.resolvedBy.map { " by \($0)" } ?? "") + (c.resolvedAt.map { " at \(RFC3339.format($0))" } ?? "")
+                    + (c.resolutionReason.map { ": \($0)" } ?? "")
+            }
+            print(line)
         }
         if !ambiguous.isEmpty {
             print("transactions whose order is ambiguous (bind them by hand):")

@@ -34,7 +34,8 @@ enum LedgerJSON {
     static func conflict(_ c: ConflictRecord) -> JSONValue {
         .object([("conflictId", .int(c.conflictId)), ("transactionId", .string(c.transactionId)),
                  ("owner", .string(c.ownerCustomerId)), ("claimant", .string(c.claimantCustomerId)), ("receiptId", .int(c.receiptId)),
-                 ("openedAt", .date(c.openedAt)), ("status", .string(c.status)), ("resolvedOwner", .string(c.resolvedOwner))])
+                 ("openedAt", .date(c.openedAt)), ("status", .string(c.status)), ("resolvedOwner", .string(c.resolvedOwner)),
+                 ("resolvedBy", .string(c.resolvedBy)), ("resolvedAt", .date(c.resolvedAt)), ("resolutionReason", .string(c.resolutionReason))])
     }
 
     static func entitlement(_ e: EntitlementState) -> JSONValue {

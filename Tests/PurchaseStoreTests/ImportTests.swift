@@ -15,24 +15,26 @@ struct ImportTests {
         let first = try f.ledger.importArtefact(bytes, customer: "alice", source: "test", operatorName: "mei")
         #expect(first.changedDatabase)
         #expect(first.transactions.count == 2)
-        let after = try f.dump()
+        let after = try f.dumpWithoutTrace()
         f.now = f.now.addingTimeInterval(60)
         let second = try f.ledger.importArtefact(bytes, customer: "alice", source: "test", operatorName: "mei")
         #expect(!second.changedDatabase)
         #expect(second.transactions.allSatisfy { $0.outcome == .duplicate })
-        #expect(try f.dump() == after)
+        #expect(try f.dumpWithoutTrace() == after)
+        #expect(try f.count("SELECT count(*) AS n FROM arrivals") == 2, "each repeat leaves a trace")
     }
 
     @Test(arguments: TestBackend.available) func transactionsAlreadySeenThroughAnotherReceiptChangeNothing(_ backend: TestBackend) throws {
         let f = try BackendLedgerFixture(backend)
         _ = try f.ledger.importArtefact(try f.receipt([LedgerFixture.purchase("2001"), LedgerFixture.purchase("2002")]),
                                         customer: "alice", source: "test", operatorName: "mei")
-        let after = try f.dump()
+        let after = try f.dumpWithoutTrace()
         // StoreKit's repeated callback: a refreshed receipt (new bytes) with the same transactions.
         let refreshed = try f.receipt([LedgerFixture.purchase("2002"), LedgerFixture.purchase("2001")], created: "2025-05-02T00:00:00Z")
         let result = try f.ledger.importArtefact(refreshed, customer: "alice", source: "test", operatorName: "mei")
         #expect(!result.changedDatabase)
-        #expect(try f.dump() == after)
+        #expect(try f.dumpWithoutTrace() == after)
+        #expect(try f.ledger.transaction("2001")?.repeatArrivals == 1)
         // A later receipt with one new transaction records only that one.
         let later = try f.receipt([LedgerFixture.purchase("2001"), LedgerFixture.purchase("2003", bought: "2025-06-01T00:00:00Z")],
                                   created: "2025-06-01T00:00:00Z")
@@ -53,11 +55,12 @@ struct ImportTests {
         #expect(try f.ledger.conflicts().count == 1)
         #expect(try f.ledger.entitlements("bob", now: f.now).allSatisfy { !$0.isActive })
         #expect(try f.ledger.entitlements("alice", now: f.now).first { $0.name == "pro" }?.isActive == true)
-        // Bob trying again opens nothing new.
-        let before = try f.dump()
+        // Bob trying again opens nothing new (it leaves a trace, presented for bob).
+        let before = try f.dumpWithoutTrace()
         let again = try f.ledger.importArtefact(bytes, customer: "bob", source: "test", operatorName: "mei")
         #expect(!again.changedDatabase)
-        #expect(try f.dump() == before)
+        #expect(try f.dumpWithoutTrace() == before)
+        #expect(try f.ledger.arrivals(ofTransaction: "3001").first?.presentedFor == "bob")
     }
 
     @Test(arguments: TestBackend.available) func invalidReceiptsAreStoredFlaggedAndGrantNothing(_ backend: TestBackend) throws {

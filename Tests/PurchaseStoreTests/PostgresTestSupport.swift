@@ -133,6 +133,14 @@ final class BackendLedgerFixture {
 
     func dump() throws -> String { try BackendDump.text(database) }
 
+    /// Every row but the trace of repeated arrivals (the `arrivals` table, `repeat_arrivals`):
+    /// equal dumps mean a repeat changed nothing a customer owns or holds.
+    func dumpWithoutTrace() throws -> String {
+        try BackendDump.text(database, excluding: ["arrivals"]).split(separator: "\n").map { line in
+            line.split(separator: "|").filter { !$0.hasPrefix("repeat_arrivals=") }.joined(separator: "|")
+        }.joined(separator: "\n")
+    }
+
     func count(_ sql: String, _ parameters: [SQLValue] = []) throws -> Int64 {
         try database.queryFirst(sql, parameters)?.int("n") ?? -1
     }

@@ -313,7 +313,11 @@ struct LedgerCommandTests {
         expectFailure(try workspace.run(["conflicts", "resolve", "1", "--owner", "irene", "--reason", "again"]), 65, "conflict #1 is already resolved")
         expectFailure(try workspace.run(["conflicts", "resolve", "7", "--owner", "irene", "--reason", "x"]), 65, "conflict #7 not found")
         #expect(try workspace.run(["conflicts"]).stdout == "no open conflicts\n")
-        #expect(try workspace.run(["conflicts", "--all"]).stdout.contains("#1  transaction 6000000001: owned by irene, claimed by irene"))
+        // The row keeps who owned it before, and says who resolved it for whom and why.
+        let all = try workspace.run(["conflicts", "--all"]).stdout
+        #expect(all.contains("#1  transaction 6000000001: owned by henry, claimed by irene"), "\(all)")
+        #expect(all.contains("resolved for irene by "), "\(all)")
+        #expect(all.contains(": Apple ID moved"), "\(all)")
         #expect(try workspace.count("SELECT count(*) FROM transactions WHERE transaction_id = '6000000001' AND customer_id = 'irene'") == 1)
     }
 

@@ -39,6 +39,7 @@ public final class ConsoleController {
             _ = try? environment.lock.run { _ in try changes.waitForChange(timeout: 0) }  // a failure shows on the first tick
         }
         run(.loadCounts)
+        run(.checkAudit)
         run(.loadList(.customers, ListRequest(cursor: .first, limit: state.layout.listRows, purpose: .replace(keepKey: nil))))
     }
 
@@ -160,6 +161,13 @@ public final class ConsoleController {
             dispatch(.listLoaded(table, request, result))
         case .loadDetail(let target):
             dispatch(.detailLoaded(target, ledgerLock.run { DetailLoader.load(target, ledger: $0, now: now) }))
+        case .checkAudit:
+            do {
+                let verification = try ledgerLock.run { try AuditLog.verify($0.database) }
+                dispatch(.auditChecked(verification.problem))
+            } catch {
+                dispatch(.auditChecked("it could not be read (\(ConsoleFailure(error).message))"))
+            }
         case .loadMatchCounts(let filter):
             var counts: [BrowseTable: MatchCount] = [:]
             for table in BrowseTable.allCases {

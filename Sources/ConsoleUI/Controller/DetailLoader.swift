@@ -13,7 +13,8 @@ enum DetailLoader {
                 guard try browser.customerExists(id) else { return .empty("customer \(id) not found") }
                 return .customer(CustomerDetail(summary: try ledger.customerSummary(id),
                                                 attempts: try browser.verificationAttempts(customer: id),
-                                                revocations: try browser.revocations(customer: id)))
+                                                revocations: try browser.revocations(customer: id),
+                                                transfers: try ledger.transfers(of: id), arrivals: try ledger.arrivals(of: id)))
             case .order(let id):
                 guard let order = try ledger.order(id) else { return .empty("order \(id) not found") }
                 return .order(OrderDetail(order: order, transaction: try order.transactionId.flatMap { try ledger.transaction($0) }))
@@ -25,7 +26,8 @@ enum DetailLoader {
                     if case .conflict(_, let c) = row { return c } else { return nil }
                 }
                 return .transaction(TransactionDetail(record: record, order: try record.orderId.flatMap { try ledger.order($0) },
-                                                      receipt: try browser.receipt(record.firstReceiptId)?.record, conflicts: conflicts))
+                                                      receipt: try browser.receipt(record.firstReceiptId)?.record, conflicts: conflicts,
+                                                      arrivals: record.repeatArrivals > 0 ? try ledger.arrivals(ofTransaction: id) : []))
             case .receipt(let id):
                 guard let stored = try browser.receipt(id) else { return .empty("receipt #\(id) not found") }
                 return .receipt(decode(stored, ledger: ledger, now: now))
@@ -53,6 +55,7 @@ enum DetailLoader {
             for id in summary.purchases.prefix(200).compactMap(\.transactionId) {
                 if let record = try? ledger.transaction(id) { detail.recorded[id] = record }  // unreadable: shown as never recorded
             }
+            detail.reverifications = (try? ledger.reverifications(ofReceipt: stored.record.receiptId)) ?? []  // unreadable: none shown
             if summary.purchases.isEmpty, let customer = stored.record.customerId,
                let states = try? ledger.entitlements(customer, now: now) {  // unreadable: the general advice shows
                 detail.paidEra = states.flatMap(\.sources).filter { $0.kind == .legacyPaid && $0.isActive }.map(\.reason)

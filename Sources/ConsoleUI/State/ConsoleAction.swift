@@ -10,6 +10,8 @@ enum ConsoleAction {
     case listLoaded(BrowseTable, ListRequest, Result<BrowsePage, ConsoleFailure>)
     case detailLoaded(DetailTarget, DetailModel)
     case countsLoaded(BrowseCounts)
+    /// The audit chain was verified: nil when intact, else what `audit --verify` would say.
+    case auditChecked(String?)
     /// How many rows of each list `filter` matches (dropped when the filter changed meanwhile).
     case matchCountsLoaded(BrowseFilter, [BrowseTable: MatchCount])
     case formOpened(FormState)
@@ -51,6 +53,8 @@ enum ConsoleEffect: Equatable {
     case loadList(BrowseTable, ListRequest)
     case loadDetail(DetailTarget)
     case loadCounts
+    /// Verify the audit chain (on open and on refresh).
+    case checkAudit
     /// Count the filter's matches in every list.
     case loadMatchCounts(BrowseFilter)
     /// Prepare a form that needs data (the revoke form lists what the customer holds).

@@ -55,7 +55,7 @@ extension ConsoleReducer {
             return []
         case .refresh:
             state.message = StatusMessage(text: "reloaded", kind: .info)
-            return refreshAll(&state)
+            return refreshAll(&state) + [.checkAudit]
         case .cancel:
             guard state.job != nil else {
                 if state.focus == .detail { return run(&state, .back) }

@@ -46,6 +46,15 @@ enum ConsoleReducer {
         case .countsLoaded(let counts):
             state.counts = counts
             return []
+        case .auditChecked(let problem):
+            let was = state.auditProblem
+            state.auditProblem = problem
+            if let problem {
+                state.message = StatusMessage(text: "audit log does not verify: \(problem) (receiptdesk audit --verify)", kind: .error)
+            } else if was != nil {
+                state.message = StatusMessage(text: "audit log verifies again", kind: .info)
+            }
+            return []
         case .matchCountsLoaded(let filter, let counts):
             guard filter == state.filter else { return [] }
             state.matchCounts = counts

@@ -67,6 +67,8 @@ struct ConsoleState {
     var counts = BrowseCounts()
     /// How many rows of each list the filter matches (empty without a filter, or until counted).
     var matchCounts: [BrowseTable: MatchCount] = [:]
+    /// What is wrong with the audit chain, as `audit --verify` would say it (nil: intact or not checked).
+    var auditProblem: String?
     /// Set when a filter was just applied: once counted, the console moves to a tab with
     /// matches if the current one has none, and says where the matches are.
     var announceMatches = false

@@ -52,6 +52,8 @@ struct ReceiptDetail {
     /// Why the receipt's customer holds entitlements through `original_application_version`
     /// (bought while the app was paid): then a receipt without in-app purchases needs none.
     var paidEra: [String] = []
+    /// The stored re-verifications of it, newest first (whoever ran them).
+    var reverifications: [ReverificationResult] = []
 }
 
 /// Everything the customer view shows.
@@ -59,6 +61,10 @@ struct CustomerDetail {
     let summary: CustomerSummary
     let attempts: [VerificationAttemptRecord]
     let revocations: [RevocationRecord]
+    /// Transactions that moved in or out (restores, resolved conflicts), oldest first.
+    var transfers: [TransferRecord] = []
+    /// Transactions of theirs (or presented for them) that arrived again, newest first.
+    var arrivals: [ArrivalRecord] = []
 }
 
 /// A transaction with what it is bound to.
@@ -67,6 +73,8 @@ struct TransactionDetail {
     let order: OrderRecord?
     let receipt: ReceiptRecord?
     let conflicts: [ConflictRecord]
+    /// Its repeated arrivals, newest first.
+    var arrivals: [ArrivalRecord] = []
 }
 
 /// An order with its transaction.

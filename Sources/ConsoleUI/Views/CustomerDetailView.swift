@@ -87,6 +87,8 @@ enum CustomerDetailView {
             }
         }
 
+        lines += HistoryLines.customer(detail, width: width)
+
         lines.append(DetailLines.heading("Timeline"))
         lines += TimelineView.lines(TimelineModel(detail, now: now), width: width).map { DetailLine($0) }
         return lines

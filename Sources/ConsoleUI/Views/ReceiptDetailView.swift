@@ -115,6 +115,9 @@ enum ReceiptDetailView {
         if let report {
             lines.append(DetailLine([]))
             lines += ReverifyAnswerView.lines(report, width: width)
+        } else if let stored = r.reverifications.first {
+            // Stored with the receipt: what any operator's re-verification found.
+            lines += HistoryLines.reverification(stored, count: r.reverifications.count, width: width)
         } else if let verified = r.stored.lastVerifiedAt {
             lines.append(DetailLine([Span(" last re-verified \(ConsoleFormat.dateTime(verified))", .muted)]))
         } else if let attempt = r.stored.attempts.first {

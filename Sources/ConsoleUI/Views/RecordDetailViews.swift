@@ -62,6 +62,7 @@ enum RecordDetailViews {
             lines.append(DetailLine([Span(" ⚠ ", CellStyle(.warning)), Span("conflict #\(conflict.conflictId): claimed by \(conflict.claimantCustomerId) (\(conflict.status))")],
                                     action: .open(.conflict(conflict.conflictId))))
         }
+        lines += HistoryLines.arrivals(detail, width: width)
         return lines
     }
 
@@ -75,7 +76,7 @@ enum RecordDetailViews {
         lines.append(transaction)
         if let t = detail.transaction { lines.append(DetailLines.field("product", [Span(t.productId)])) }
         lines.append(DetailLines.field("opened", [Span(ConsoleFormat.dateTime(c.openedAt))]))
-        for (role, customer, states) in [("owner", c.ownerCustomerId, detail.ownerEntitlements),
+        for (role, customer, states) in [(open ? "owner" : "owner before", c.ownerCustomerId, detail.ownerEntitlements),
                                          ("claimant", c.claimantCustomerId, detail.claimantEntitlements)] {
             let held = states.filter(\.isActive).map(\.name)
             var line = DetailLines.field(role, [Span(customer, .bold), Span("  holds: " + (held.isEmpty ? "nothing" : held.joined(separator: ", ")), .muted)])
@@ -94,6 +95,11 @@ enum RecordDetailViews {
                 width: width, indent: 1, style: CellStyle(.warning), first: "⚠ ")
         } else if let owner = c.resolvedOwner {
             lines.append(DetailLines.field("resolved for", [Span(owner, CellStyle(.ok, bold: true))]))
+            let when = [c.resolvedBy.map { "by \($0)" }, c.resolvedAt.map { ConsoleFormat.dateTime($0) }].compactMap { $0 }
+            if !when.isEmpty { lines.append(DetailLines.field("resolved", [Span(when.joined(separator: " at "))])) }
+            if let reason = c.resolutionReason {
+                lines += DetailLines.paragraph("\"\(reason)\"", width: width, indent: 20, style: .plain, first: "")
+            }
         }
         return lines
     }

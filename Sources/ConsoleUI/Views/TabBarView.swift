@@ -21,6 +21,10 @@ enum TabBarView {
             right.append(Span("\(frame) \(job.label) ", CellStyle(.accent, bold: true)))
             if width >= 120 { right.append(Span("Esc cancels  ", .muted)) }
         }
+        if state.auditProblem != nil {
+            right.append(Span("⚠ AUDIT LOG ALTERED ", CellStyle(.danger, bold: true, reverse: true)))
+            right.append(Span(" "))
+        }
         right += [Span("? ", CellStyle(.accent, bold: true)), Span("help ", .muted)]
         let room = max(0, width - right.width - 1)
         let h = state.header

@@ -9,6 +9,7 @@ import ReceiptCore
 ///     filter     = word*
 ///     word       = qualifier ":" value | term
 ///     qualifier  = "env" | "status" | "verdict" | "since"           ; properties
+///                | "operator" | "action" | "target"                ; audit entries
 ///                | "customer" | "order" | "tx" | "original" | "product" ; one id field, whole
 ///     term       = any other text: a row's own ids by prefix, case-insensitively, customers
 ///                  by a fragment of their name or email, related rows by a whole id
@@ -34,6 +35,10 @@ public struct BrowseFilter: Sendable, Equatable {
     public var verdict: String?
     /// `since:2024-01-01` (or a full RFC 3339 time): rows from that instant on (UTC midnight for a date).
     public var since: Date?
+    /// `operator:mei`, `action:grant`, `target:customer:alice` (audit entries; the target by prefix).
+    public var auditOperator: String?
+    public var auditAction: String?
+    public var auditTarget: String?
 
     /// One `field:value` word.
     public struct FieldMatch: Sendable, Equatable {
@@ -50,7 +55,8 @@ public struct BrowseFilter: Sendable, Equatable {
     public init() {}
 
     /// Whether nothing is asked.
-    public var isEmpty: Bool { terms.isEmpty && fields.isEmpty && environment == nil && status == nil && verdict == nil && since == nil }
+    public var isEmpty: Bool { terms.isEmpty && fields.isEmpty && environment == nil && status == nil && verdict == nil && since == nil
+        && auditOperator == nil && auditAction == nil && auditTarget == nil }
 
     /// Every exact text the filter looks for (terms and field values), for highlighting matches.
     public var highlightTexts: [String] { terms + fields.map(\.value) }
@@ -93,6 +99,9 @@ public struct BrowseFilter: Sendable, Equatable {
                     throw StoreError(.invalidInput, "filter: verdict:\(value) is not one of valid, invalid, unsigned, unverifiable")
                 }
                 verdict = value.lowercased()
+            case "operator", "by": auditOperator = value
+            case "action": auditAction = value.lowercased()
+            case "target": auditTarget = value
             case "since":
                 guard let date = Self.instant(value) else {
                     throw StoreError(.invalidInput, "filter: since:\(value) is not a date: write since:2024-01-01 or since:2024-01-01T12:00:00Z")
@@ -150,6 +159,9 @@ public struct BrowseFilter: Sendable, Equatable {
         }
         if let status { words.append("status:" + status) }
         if let verdict { words.append("verdict:" + verdict) }
+        if let auditOperator { words.append("operator:" + quote(auditOperator)) }
+        if let auditAction { words.append("action:" + quote(auditAction)) }
+        if let auditTarget { words.append("target:" + quote(auditTarget)) }
         if let since {
             let text = StoreDates.format(since)
             words.append("since:" + (text.hasSuffix("T00:00:00.000Z") ? String(text.prefix(10)) : RFC3339.format(since)))

@@ -126,6 +126,26 @@ struct BrowseQuery: Sendable {
             predicates.append(SQLCondition("\(tableName).\(Self.dateColumn(table)) >= ?", [.date(since)]))
         }
         if let status = filter.status { applyStatus(status) }
+        applyAudit(filter)
+    }
+
+    /// `operator:`, `action:` and `target:` narrow the audit log; other lists have no such thing.
+    private mutating func applyAudit(_ filter: BrowseFilter) {
+        let words = [("operator", filter.auditOperator), ("action", filter.auditAction), ("target", filter.auditTarget)]
+        for (name, value) in words {
+            guard let value else { continue }
+            guard table == .audit else {
+                ignored.append("\(name):\(value) (only audit entries have an \(name == "target" ? "audit target" : name))")
+                continue
+            }
+            switch name {
+            case "target":
+                let condition = SearchTerms.prefix("audit_log.target", value)
+                if sources.isEmpty { sources = [condition] } else { predicates.append(condition) }
+            case "operator": predicates.append(SQLCondition("audit_log.operator = ?", [.text(value)]))
+            default: predicates.append(SQLCondition("audit_log.action = ?", [.text(value)]))
+            }
+        }
     }
 
     /// The date `since:` compares: when the row came to be.

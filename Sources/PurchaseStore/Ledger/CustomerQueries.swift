@@ -53,7 +53,7 @@ extension PurchaseLedger {
                           purchaseDate: row.date("purchase_date"), expiresDate: row.date("expires_date"),
                           revocationDate: row.date("revocation_date"), cancellationDate: row.date("cancellation_date"),
                           quantity: row.int("quantity") ?? 1, appAccountToken: row.string("app_account_token"),
-                          firstReceiptId: row.int("first_receipt_id") ?? 0)
+                          firstReceiptId: row.int("first_receipt_id") ?? 0, repeatArrivals: row.int("repeat_arrivals") ?? 0)
     }
 
     static func receiptRecord(_ row: SQLRow) -> ReceiptRecord {
@@ -76,6 +76,7 @@ extension PurchaseLedger {
                        ownerCustomerId: row.string("owner_customer_id") ?? "",
                        claimantCustomerId: row.string("claimant_customer_id") ?? "", receiptId: row.int("receipt_id"),
                        openedAt: row.date("opened_at") ?? .distantPast, status: row.string("status") ?? "",
-                       resolvedOwner: row.string("resolved_owner"))
+                       resolvedOwner: row.string("resolved_owner"), resolvedBy: row.string("resolved_by"),
+                       resolvedAt: row.date("resolved_at"), resolutionReason: row.string("resolution_reason"))
     }
 }

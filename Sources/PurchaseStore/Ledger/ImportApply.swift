@@ -27,9 +27,21 @@ extension PurchaseLedger {
     /// Applies a prepared import inside the caller's write transaction (entitlements not refreshed).
     func applyImport(_ prepared: PreparedImport, now: Date) throws -> ImportResult {
         switch try planImport(prepared) {
-        case .nothingNew(let result): return result
+        case .nothingNew(let result): return try traced(result, prepared, now: now)
         case .write(let plan): return try writeImport(plan, now: now)
         }
+    }
+
+    /// An import that changed nothing still leaves a trace of each transaction that arrived again.
+    func traced(_ result: ImportResult, _ p: PreparedImport, now: Date) throws -> ImportResult {
+        try recordRepeats(result.transactions, source: Self.arrivalSource(result.receiptId, p), receiptId: result.receiptId,
+                          presentedFor: p.customerId, operatorName: p.operatorName, now: now)
+        return result
+    }
+
+    /// "receipt #12 (import r.b64)", or the source alone for an artefact not kept.
+    static func arrivalSource(_ receiptId: Int64?, _ p: PreparedImport) -> String {
+        receiptId.map { "receipt #\($0) (\(p.source))" } ?? p.source
     }
 
     /// Applies a batch's prepared items inside the caller's write transaction, then refreshes the
@@ -52,7 +64,12 @@ extension PurchaseLedger {
             case .success(let ready):
                 switch Result(catching: { try planImport(ready) }) {
                 case .failure(let error): outcome = .failure(error)
-                case .success(.nothingNew(let result)): outcome = .success(result)
+                case .success(.nothingNew(let result)):
+                    do {
+                        outcome = .success(try traced(result, ready, now: clock()))
+                    } catch {
+                        throw BatchItemWriteFailed(underlying: error)
+                    }
                 case .success(.write(let plan)):
                     do {
                         outcome = .success(try writeImport(plan, now: clock()))
@@ -196,6 +213,8 @@ extension PurchaseLedger {
             ("duplicates", .array(reports.filter { $0.outcome == .duplicate }.map { .string($0.transactionId) })),
             ("conflicts", .array(plan.newConflicts.map { .object([("transactionId", .string($0.0.transactionId)), ("owner", .string($0.1))]) })),
         ]))
+        try recordRepeats(reports, source: Self.arrivalSource(receiptId, p), receiptId: receiptId, presentedFor: customerId,
+                          operatorName: p.operatorName, now: now)
         return ImportResult(receiptId: receiptId, changedDatabase: true, format: artefact.format,
                             environment: summary.environment.environment, verdict: verdict, transactions: reports, notes: try importNotes(p))
     }

@@ -122,13 +122,16 @@ extension PurchaseLedger {
             guard owner == conflict.ownerCustomerId || owner == conflict.claimantCustomerId else {
                 throw StoreError(.invalidInput, "the owner must be \(conflict.ownerCustomerId) or \(conflict.claimantCustomerId)")
             }
-            if owner != conflict.ownerCustomerId {
-                try moveTransaction(conflict.transactionId, from: conflict.ownerCustomerId, to: owner)
-            }
+            // Resolved first, so the row keeps who owned it before (moving updates open conflicts only).
             try database.execute("""
                 UPDATE conflicts SET status = 'resolved', resolved_owner = ?, resolved_at = ?, resolved_by = ?, resolution_reason = ?
                 WHERE conflict_id = ?
                 """, [.text(owner), .date(now), .text(operatorName), .text(reason), .integer(conflictId)])
+            if owner != conflict.ownerCustomerId {
+                try moveTransaction(conflict.transactionId, from: conflict.ownerCustomerId, to: owner)
+                try recordTransfer(conflict.transactionId, from: conflict.ownerCustomerId, to: owner, kind: "conflict",
+                                   reason: "conflict #\(conflictId): \(reason)", operatorName: operatorName, now: now)
+            }
             for customer in Set([conflict.ownerCustomerId, conflict.claimantCustomerId]) {
                 try refreshEntitlements(customer, now: now)
             }

@@ -59,7 +59,15 @@ extension PurchaseLedger {
             let receiptId = try database.queryFirst("SELECT receipt_id FROM receipts WHERE sha256 = ?", [.text(digest)])?.int("receipt_id")
                 ?? insertReceipt(bytes, digest: digest, artefact: artefact, verdict: verdict, customerId: owner, source: "notification \(type)",
                                  now: now, operatorName: operatorName)
+            let known = try facts.map(\.transactionId).filter {
+                try database.queryFirst("SELECT 1 AS found FROM transactions WHERE transaction_id = ?", [.text($0)]) != nil
+            }
             let changes = owner == nil ? [] : try applyAppleFacts(facts, customerHint: owner, receiptId: receiptId, now: now)
+            // A transaction Apple tells about again without changing it: a repeated arrival.
+            let repeated = known.filter { id in !changes.contains { $0.transactionId == id } }
+            try recordRepeats(repeated.map { ImportResult.TransactionReport(transactionId: $0, productId: "", outcome: .duplicate) },
+                              source: "notification \(type) \(uuid)", receiptId: receiptId, presentedFor: owner,
+                              operatorName: operatorName, now: now)
             let outcome: String
             if facts.isEmpty {
                 outcome = "recorded (no transaction in it)"

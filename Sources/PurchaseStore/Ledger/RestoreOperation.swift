@@ -63,6 +63,8 @@ extension PurchaseLedger {
             try ensureCustomer(customerId, now: now)
             for move in moves {
                 try moveTransaction(move.transactionId, from: move.fromCustomer, to: customerId)
+                try recordTransfer(move.transactionId, from: move.fromCustomer, to: customerId, kind: "restore", reason: reason,
+                                   operatorName: operatorName, now: now)
                 try database.execute("""
                     UPDATE conflicts SET status = 'resolved', resolved_owner = ?, resolved_at = ?, resolved_by = ?, resolution_reason = ?
                     WHERE transaction_id = ? AND claimant_customer_id = ? AND status = 'open'

@@ -74,6 +74,8 @@ public struct TransactionRecord: Sendable, Equatable {
     public let quantity: Int64
     public let appAccountToken: String?
     public let firstReceiptId: Int64
+    /// How many times it arrived again after it was recorded (see `arrivals(ofTransaction:)`).
+    public var repeatArrivals: Int64 = 0
 }
 
 /// A stored receipt (without its raw bytes).
@@ -100,6 +102,10 @@ public struct ConflictRecord: Sendable, Equatable {
     public let openedAt: Date
     public let status: String
     public let resolvedOwner: String?
+    /// Who resolved it, when and why (nil while open). `ownerCustomerId` stays the owner it had.
+    public var resolvedBy: String? = nil
+    public var resolvedAt: Date? = nil
+    public var resolutionReason: String? = nil
 }
 
 /// A manual grant as stored.

@@ -45,12 +45,14 @@ public enum DatabaseCopy {
         ("transactions", ["transaction_id"]), ("conflicts", ["conflict_id"]), ("grants", ["grant_id"]),
         ("revocations", ["revocation_id"]), ("entitlements", []), ("verification_attempts", ["attempt_id"]),
         ("notifications", ["notification_uuid"]), ("apple_orders", ["transaction_id"]),
+        ("reverifications", ["reverification_id"]), ("transfers", ["transfer_id"]), ("arrivals", ["arrival_id"]),
         ("audit_log", ["seq"]), ("audit_head", ["id"]),
     ]
     /// Auto-numbered keys whose counters must continue after the copied ids (PostgreSQL).
     static let identities: [(table: String, column: String)] = [
         ("receipts", "receipt_id"), ("conflicts", "conflict_id"), ("grants", "grant_id"),
         ("revocations", "revocation_id"), ("verification_attempts", "attempt_id"),
+        ("reverifications", "reverification_id"), ("transfers", "transfer_id"), ("arrivals", "arrival_id"),
     ]
     static let pageSize = 500
 

@@ -43,6 +43,14 @@ extension PurchaseLedger {
             for customer in Set(changes.map(\.customerId) + (customerId.map { [$0] } ?? [])).sorted() {
                 try refreshEntitlements(customer, now: now)
             }
+            // Kept with the receipt, so every operator sees what Apple said, not only this console.
+            let differences = JSONValue.array((comparison?.lines ?? []).map { .string($0) }).serialized()
+            let applied = JSONValue.array(changes.map { .string("\($0.kind.rawValue) \($0.transactionId): \($0.detail)") }).serialized()
+            try database.execute("""
+                INSERT INTO reverifications (receipt_id, verified_at, operator, outcome, summary, apple_environment, differences, applied)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """, [.integer(receiptId), .date(now), .text(operatorName), .text(outcome.rawValue), .text(summary),
+                      .text(appleEnvironment?.rawValue), .text(differences), .text(applied)])
             try audit(now, operatorName, "reverify", "receipt:\(receiptId)", .object([
                 ("customer", .string(customerId)), ("outcome", .string(outcome.rawValue)), ("summary", .string(summary)),
                 ("appleEnvironment", .string(appleEnvironment?.rawValue)), ("attempts", .int(Int64(attempts.count))),

@@ -205,5 +205,6 @@ public enum PurchaseSchema {
             ]
         },
         SearchSchema.migration,
+        HistorySchema.migration,
     ]
 }
