@@ -60,6 +60,21 @@ public enum TerminalSession {
         return try body(CursesScreen(theme: theme), KeyReader())
     }
 
+    /// Puts `text` on the terminal's clipboard with OSC 52 (`ESC ] 52 ; c ; base64 BEL`), written
+    /// straight to the terminal between frames: it moves no cursor and draws nothing. Over SSH
+    /// and in tmux (`set -g set-clipboard on`) this is how a program copies.
+    public static func copyToClipboard(_ text: String) -> Bool {
+        let sequence = Array("\u{1B}]52;c;\(Data(text.utf8).base64EncodedString())\u{07}".utf8)
+        var written = 0
+        while written < sequence.count {
+            let n = sequence[written...].withUnsafeBytes { write(STDOUT_FILENO, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { return false }
+            written += n
+        }
+        return true
+    }
+
     /// `$XDG_STATE_HOME/receiptdesk/console.log` (default `~/.local/state/…`).
     static func defaultLogPath(_ environment: [String: String]) -> String {
         let state = environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 }

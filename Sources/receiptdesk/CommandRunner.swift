@@ -21,6 +21,9 @@ enum CommandRunner {
       order create --customer ID --order ORDER --product PRODUCT [--account-token TOKEN] [--unlisted-product]
       order fail ORDER --reason TEXT
       customer show ID | customer add ID [--tester] [--name NAME] [--email EMAIL]
+      customer export ID [--json]
+                      a case file for a ticket (Markdown, or JSON): entitlements with reasons,
+                      orders, transactions, receipts, grants, moves and the audit entries
       search TEXT [--limit N]
                       find customers, orders, transactions, receipts by any id or its start (any
                       case), a name or email fragment, env:/status:/verdict:/since: qualifiers

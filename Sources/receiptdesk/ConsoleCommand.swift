@@ -35,6 +35,7 @@ enum ConsoleCommand {
                                              readOnly: readOnly, databaseLabel: label, changes: ChangeFeeds.make(for: ledger.database))
         // Changes are written on a connection of their own, off the screen's thread.
         if !readOnly { environment.writer = try options.openLedger() }
+        environment.clipboard = { TerminalSession.copyToClipboard($0) }
         do {
             try TerminalConsole.run { size in ConsoleController(environment: environment, size: size) }
         } catch let failure as TerminalSession.Failure {

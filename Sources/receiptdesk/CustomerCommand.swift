@@ -2,10 +2,11 @@ import Foundation
 import PurchaseStore
 import ReceiptCore
 
-/// `receiptdesk customer show ID` and `receiptdesk customer add ID [--tester] [--name NAME] [--email EMAIL]`.
+/// `receiptdesk customer show ID`, `receiptdesk customer add ID [--tester] [--name NAME] [--email EMAIL]` and
+/// `receiptdesk customer export ID [--json]` (a case file for a ticket).
 enum CustomerCommand {
     static func run(_ arguments: [String]) throws -> ExitStatus {
-        guard let sub = arguments.first else { throw CommandFailure.usage("customer needs a subcommand: show or add") }
+        guard let sub = arguments.first else { throw CommandFailure.usage("customer needs a subcommand: show, add or export") }
         var args = Arguments(Array(arguments.dropFirst()))
         let options = try StoreOptions.take(&args)
         switch sub {
@@ -13,6 +14,12 @@ enum CustomerCommand {
             guard let id = try args.finish(maxPositionals: 1).first else { throw CommandFailure.usage("customer show needs ID") }
             let summary = try options.openLedgerForReading().customerSummary(id)
             print(options.json ? json(summary).serialized() : text(summary))
+            return .ok
+        case "export":
+            // A case file for a support ticket: Markdown, or the same as JSON.
+            guard let id = try args.finish(maxPositionals: 1).first else { throw CommandFailure.usage("customer export needs ID") }
+            let file = try CaseFile(id, ledger: try options.openLedgerForReading(), generatedBy: options.operatorName, now: Date())
+            print(options.json ? file.json.serialized() : file.markdown, terminator: options.json ? "\n" : "")
             return .ok
         case "add":
             let tester = args.flag("--tester")
@@ -24,7 +31,7 @@ enum CustomerCommand {
             print(changed ? "customer \(id) \(tester ? "is a sandbox tester" : "added")" : "customer \(id): nothing changed")
             return .ok
         default:
-            throw CommandFailure.usage("unknown customer subcommand '\(sub)': use show or add")
+            throw CommandFailure.usage("unknown customer subcommand '\(sub)': use show, add or export")
         }
     }
 

@@ -196,7 +196,8 @@ struct EndToEndTests {
     }
 
     /// A key sent in the same write as Esc is read after it, not swallowed as part of an
-    /// escape sequence; a terminal that cannot move the cursor gets a message and exit 64.
+    /// escape sequence; y copies through OSC 52 into tmux's buffer; a terminal that cannot move
+    /// the cursor gets a message and exit 64.
     @Test func aKeyRightAfterEscapeAndADumbTerminal() throws {
         try #require(tmuxIsInstalled(), "tmux is not installed (/usr/bin/tmux): run make deps")
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("console-keys-\(UUID().uuidString)")
@@ -222,6 +223,18 @@ struct EndToEndTests {
         #expect(tmux.wait(for: "┌ Orders") != nil, "the key after Esc was lost:\n\(tmux.capture())")
         try tmux.keys("Escape", "3")
         #expect(tmux.wait(for: "┌ Transactions") != nil, "the key after Esc was lost:\n\(tmux.capture())")
+        // y copies the selected row with OSC 52: tmux (set-clipboard on) keeps it as a paste buffer.
+        try tmux.run(["set-option", "-g", "set-clipboard", "on"])
+        try tmux.keys("y")
+        #expect(tmux.wait(for: "to the terminal's clipboard") != nil, "nothing said about the copy:\n\(tmux.capture())")
+        var buffer = ""
+        let copied = Date().addingTimeInterval(30)
+        repeat {
+            buffer = (try? tmux.run(["show-buffer"])) ?? ""
+            if buffer.contains("transaction: ") { break }
+            usleep(100_000)
+        } while Date() < copied
+        #expect(buffer.contains("transaction: ") && buffer.contains("product: "), "tmux holds no copy: \(buffer)")
         try tmux.keys("q")
         #expect(tmux.wait(for: "__EXIT=0") != nil, "the console did not exit:\n\(tmux.capture())")
 

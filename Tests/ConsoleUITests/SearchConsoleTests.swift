@@ -18,7 +18,7 @@ struct SearchConsoleTests {
         guard case .filter = c.state.mode else { Issue.record("Enter on an invalid query closed the prompt"); return }
         for _ in 0..<5 { c.press(.backspace, on: screen) }
         c.typeText("open", on: screen)
-        #expect(!screen.text.contains("✗"))
+        #expect(!screen.lines[c.state.layout.promptRow].contains("✗"), "\(screen.lines[c.state.layout.promptRow])")
         c.press(.enter, on: screen)
         #expect(c.state.filter.status == "open")
         if case .filter = c.state.mode { Issue.record("a valid query left the prompt open") }

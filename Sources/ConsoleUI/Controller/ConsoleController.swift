@@ -161,6 +161,24 @@ public final class ConsoleController {
             dispatch(.listLoaded(table, request, result))
         case .loadDetail(let target):
             dispatch(.detailLoaded(target, ledgerLock.run { DetailLoader.load(target, ledger: $0, now: now) }))
+        case .copyToClipboard(let text, let label):
+            dispatch(.valueCopied(ValueOutput.copy(text, label: label, clipboard: environment.clipboard)))
+        case .exportCase(let customer):
+            let operatorName = environment.operatorName
+            do {
+                let file = try ledgerLock.run { try CaseFile(customer, ledger: $0, generatedBy: operatorName, now: now) }
+                let folder = environment.exportDirectory
+                let stem = (folder as NSString).appendingPathComponent(file.fileStem)
+                let markdown = ValueOutput.write(file.markdown, to: stem + ".md", label: "case file")
+                guard markdown.kind == .success else { return dispatch(.valueCopied(markdown)) }
+                let json = ValueOutput.write(file.json.serialized() + "\n", to: stem + ".json", label: "case file")
+                guard json.kind == .success else { return dispatch(.valueCopied(json)) }
+                dispatch(.valueCopied(StatusMessage(text: "case file of \(customer): \(file.fileStem).md and .json in \(folder)", kind: .success)))
+            } catch {
+                dispatch(.valueCopied(StatusMessage(text: "export refused: \(ConsoleFailure(error).message)", kind: .error)))
+            }
+        case .writeFile(let path, let text, let label):
+            dispatch(.valueCopied(ValueOutput.write(text, to: path, label: label)))
         case .checkAudit:
             do {
                 let verification = try ledgerLock.run { try AuditLog.verify($0.database) }

@@ -31,6 +31,11 @@ public struct ConsoleEnvironment {
     /// thread of their own: a change that waits for another operator's lock never freezes the
     /// screen, and Esc gives up the wait. Nil: changes run on the screen's thread (tests).
     public var writer: PurchaseLedger?
+    /// Puts text on the terminal's clipboard (the terminal console writes OSC 52); nil where
+    /// there is no terminal. Returns whether it was sent.
+    public var clipboard: (@Sendable (String) -> Bool)?
+    /// Where `e` writes case files (default: the current directory).
+    public var exportDirectory = FileManager.default.currentDirectoryPath
 
     /// - Parameters:
     ///   - lock: pass the lock other users of `ledger` share, if any; a new one otherwise.

@@ -10,6 +10,8 @@ enum Command: String, CaseIterable, Sendable {
     case filter
     case clearFilter = "clear-filter"
     case command, help, refresh, cancel, quit
+    case view, copy
+    case export
     case reverify, grant, revoke, restore, resolve
     case importArtefact = "import"
 
@@ -53,6 +55,9 @@ enum Command: String, CaseIterable, Sendable {
         case .restore: return "restore purchases from another customer or a receipt (preview first)"
         case .resolve: return "resolve the conflict by choosing the owner"
         case .importArtefact: return "import a pasted receipt / JWS / notification, or a file"
+        case .view: return "read the whole value of the row or line (pager: scroll, wrap, /, save)"
+        case .copy: return "copy the whole value of the row or line to the terminal's clipboard (OSC 52)"
+        case .export: return "export the customer as a case file for a ticket (Markdown and JSON files)"
         }
     }
 }
@@ -116,6 +121,9 @@ enum KeyBindings {
         KeyBinding(keys: [.character(":")], command: .command, scope: .global, hint: "cmd"),
         KeyBinding(keys: [.control("l"), .function(5)], command: .refresh, scope: .global, hint: nil),
         KeyBinding(keys: [.escape], command: .cancel, scope: .global, hint: nil),
+        KeyBinding(keys: [.character("v")], command: .view, scope: .global, hint: "view"),
+        KeyBinding(keys: [.character("y")], command: .copy, scope: .global, hint: nil),
+        KeyBinding(keys: [.character("e")], command: .export, scope: .global, hint: nil),
         KeyBinding(keys: [.character("?")], command: .help, scope: .global, hint: "help"),
         KeyBinding(keys: [.character("q")], command: .quit, scope: .global, hint: "quit"),
     ]

@@ -10,6 +10,8 @@ enum ConsoleAction {
     case listLoaded(BrowseTable, ListRequest, Result<BrowsePage, ConsoleFailure>)
     case detailLoaded(DetailTarget, DetailModel)
     case countsLoaded(BrowseCounts)
+    /// A value was copied or saved (or not): the line saying so.
+    case valueCopied(StatusMessage)
     /// The audit chain was verified: nil when intact, else what `audit --verify` would say.
     case auditChecked(String?)
     /// How many rows of each list `filter` matches (dropped when the filter changed meanwhile).
@@ -65,4 +67,10 @@ enum ConsoleEffect: Equatable {
     case cancelReverify
     /// Give up waiting for the database on the change being applied (nothing is written).
     case cancelApply
+    /// Put `text` on the terminal's clipboard (OSC 52).
+    case copyToClipboard(String, label: String)
+    /// Write the customer's case file (Markdown and JSON) to new files.
+    case exportCase(String)
+    /// Write `text` to a new file at `path`.
+    case writeFile(path: String, text: String, label: String)
 }

@@ -53,6 +53,20 @@ extension ConsoleReducer {
         case .help:
             state.mode = .help(0)
             return []
+        case .export:
+            guard let customer = state.selectedCustomer else {
+                state.message = StatusMessage(text: "export: select or open a customer first", kind: .error)
+                return []
+            }
+            return [.exportCase(customer)]
+        case .view, .copy:
+            guard let value = SelectedValue.current(state) else {
+                state.message = StatusMessage(text: "nothing selected to \(command == .view ? "read" : "copy")", kind: .error)
+                return []
+            }
+            if command == .copy { return [.copyToClipboard(value.text, label: value.title)] }
+            state.mode = .pager(PagerState(title: value.title, text: value.text))
+            return []
         case .refresh:
             state.message = StatusMessage(text: "reloaded", kind: .info)
             return refreshAll(&state) + [.checkAudit]

@@ -53,6 +53,7 @@ extension ConsoleReducer {
             }
             return []
         case .form(let form): return FormLogic.handleKey(&state, form, key)
+        case .pager(let pager): return PagerLogic.handleKey(&state, pager, key)
         case .confirm(let confirmation):
             switch key {
             case .character("y"), .character("Y"):

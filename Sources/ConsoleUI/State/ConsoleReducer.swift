@@ -46,6 +46,9 @@ enum ConsoleReducer {
         case .countsLoaded(let counts):
             state.counts = counts
             return []
+        case .valueCopied(let message):
+            state.message = message
+            return []
         case .auditChecked(let problem):
             let was = state.auditProblem
             state.auditProblem = problem

@@ -36,6 +36,8 @@ enum Mode {
     case form(FormState)
     case confirm(Confirmation)
     case quitConfirm
+    /// One whole value, read in a pager.
+    case pager(PagerState)
 }
 
 /// A re-verification running in the background.

@@ -117,11 +117,15 @@ struct DetailLine {
     var action: LineAction?
     /// The tree path this line shows, for h / l.
     var treePath: String?
+    /// The whole value the line stands for, when it shows less of it (a cut field, a raw
+    /// artefact): what `v` reads and `y` copies. Nil: the line's own text.
+    var value: (title: String, text: String)?
 
-    init(_ spans: StyledLine, action: LineAction? = nil, treePath: String? = nil) {
+    init(_ spans: StyledLine, action: LineAction? = nil, treePath: String? = nil, value: (title: String, text: String)? = nil) {
         self.spans = spans
         self.action = action
         self.treePath = treePath
+        self.value = value
     }
 }
 

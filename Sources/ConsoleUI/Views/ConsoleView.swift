@@ -22,6 +22,7 @@ enum ConsoleView {
         case .form(let form): OverlayViews.drawForm(state, form, on: screen)
         case .confirm(let confirmation): OverlayViews.drawConfirm(state, confirmation, on: screen)
         case .quitConfirm: OverlayViews.drawQuitConfirm(state, on: screen)
+        case .pager(let pager): PagerView.draw(state, pager, on: screen)
         case .browse, .filter, .command: break
         }
         screen.present()

@@ -95,15 +95,18 @@ enum CustomerDetailView {
     }
 
     static func transactionLine(_ t: TransactionRecord, prefix: String, width: Int, highlight: [String]) -> DetailLine {
+        // What says something is wrong comes right after the id, so a narrow pane cuts the
+        // product and the dates, never the refund, the conflict or the environment.
         var spans: StyledLine = [Span(prefix, .muted)] + ConsoleFormat.highlighted(t.transactionId, .plain, highlight)
+        if t.revocationDate != nil || t.cancellationDate != nil { spans.append(Span("  ✗ refunded", CellStyle(.danger))) }
+        if t.binding == "ambiguous" { spans.append(Span("  ⚠ ambiguous order", CellStyle(.warning))) }
+        let environment = ConsoleFormat.environment(t.environment)
+        if environment != .production { spans += [Span("  "), ConsoleFormat.badge(environment)] }
+        if t.repeatArrivals > 0 { spans.append(Span("  ↺\(t.repeatArrivals)", CellStyle(.warning))) }
         spans += [Span("  ")] + ConsoleFormat.highlighted(t.productId, .plain, highlight)
         if t.quantity > 1 { spans.append(Span(" ×\(t.quantity)")) }
         if let date = t.purchaseDate { spans.append(Span("  " + ConsoleFormat.date(date), .muted)) }
         if let expires = t.expiresDate { spans.append(Span("  expires " + ConsoleFormat.date(expires), .muted)) }
-        let environment = ConsoleFormat.environment(t.environment)
-        if environment != .production { spans += [Span("  "), ConsoleFormat.badge(environment)] }
-        if t.revocationDate != nil || t.cancellationDate != nil { spans.append(Span("  ✗ refunded", CellStyle(.danger))) }
-        if t.binding == "ambiguous" { spans.append(Span("  ⚠ ambiguous order", CellStyle(.warning))) }
         return DetailLine(spans, action: .open(.transaction(t.transactionId)))
     }
 }

@@ -17,6 +17,15 @@ enum ReceiptDetailView {
         }
         lines.append(DetailLine(title, action: record.customerId.map { .open(.customer($0)) }))
         lines.append(DetailLine([Span(" imported \(ConsoleFormat.dateTime(record.importedAt)) by \(record.importedBy) from \(record.source)", .muted)]))
+        // The artefact as it was imported, and Apple's last answer as it came: v reads, y copies, s (in the reader) saves.
+        let raw = Self.rawText(r.stored.raw)
+        lines.append(DetailLine([Span(" raw artefact ", .bold), Span("\(r.stored.raw.count) bytes · v reads it whole, y copies it", .muted)],
+                                value: ("receipt #\(record.receiptId): raw artefact", raw)))
+        if let answer = r.reverifications.first(where: { $0.rawAnswer != nil }), let text = answer.rawAnswer {
+            lines.append(DetailLine([Span(" Apple's raw answer ", .bold),
+                                     Span("\(text.utf8.count) bytes, \(ConsoleFormat.dateTime(answer.at)) · v reads it, y copies it", .muted)],
+                                    value: ("receipt #\(record.receiptId): Apple's answer of \(RFC3339.format(answer.at))", text)))
+        }
 
         // Environment: the receipt's own word, and Apple's when it differs.
         let local = r.environment?.environment ?? ConsoleFormat.environment(record.environment)
@@ -132,6 +141,15 @@ enum ReceiptDetailView {
         return lines
     }
 
+    /// Stored bytes as text: themselves when they are text (base64, a JWS, JSON), else base64.
+    static func rawText(_ bytes: [UInt8]) -> String {
+        if let text = String(validatingUTF8: bytes.map { CChar(bitPattern: $0) } + [0]),
+           !text.unicodeScalars.contains(where: { $0.value < 0x20 && $0 != "\n" && $0 != "\r" && $0 != "\t" }) {
+            return text
+        }
+        return Data(bytes).base64EncodedString()
+    }
+
     /// The tree without one kind of warning anywhere in it.
     static func removing(_ kind: TreeWarning.Kind, from node: TreeNode) -> TreeNode {
         var node = node
@@ -177,7 +195,8 @@ enum ReceiptDetailView {
             spans.append(Span("  ⚠ " + first.message, CellStyle(.warning)))
             inline.removeFirst()
         }
-        lines.append(DetailLine(spans, action: hasChildren ? .toggle(path) : nil, treePath: path))
+        lines.append(DetailLine(spans, action: hasChildren ? .toggle(path) : nil, treePath: path,
+                                value: node.value.map { (node.label + (node.attribute.map { " (\($0))" } ?? ""), $0) }))
         for warning in inline {
             lines += DetailLines.paragraph(warning.message, width: width, indent: 3 + 2 * depth, style: CellStyle(.warning), first: "⚠ ")
                 .map { DetailLine($0.spans, treePath: path) }

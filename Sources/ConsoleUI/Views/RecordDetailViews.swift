@@ -121,10 +121,16 @@ enum RecordDetailViews {
             }
         }
         lines.append(target)
-        lines.append(DetailLines.heading("Details"))
+        let details = SelectedValue.prettyJSON(entry.details)
+        lines.append(DetailLine([Span("Details", .heading), Span("  v reads them whole, y copies them", .muted)],
+                                value: ("audit entry #\(entry.seq): details", details)))
         lines += DetailLines.paragraph(entry.details, width: width, indent: 2, style: .plain)
-        lines.append(DetailLines.field("hash", [Span(String(entry.hash.prefix(16)) + "…", .muted)]))
-        lines.append(DetailLines.field("previous hash", [Span(String(entry.previousHash.prefix(16)) + "…", .muted)]))
+                  .map { DetailLine($0.spans, value: ("audit entry #\(entry.seq): details", details)) }
+        var hash = DetailLines.field("hash", [Span(String(entry.hash.prefix(16)) + "…", .muted)])
+        hash.value = ("audit entry #\(entry.seq): hash", entry.hash)
+        var previous = DetailLines.field("previous hash", [Span(String(entry.previousHash.prefix(16)) + "…", .muted)])
+        previous.value = ("audit entry #\(entry.seq): previous hash", entry.previousHash)
+        lines += [hash, previous]
         return lines
     }
 }

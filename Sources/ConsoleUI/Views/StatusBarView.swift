@@ -43,6 +43,7 @@ enum StatusBarView {
         switch state.mode {
         case .browse, .filter, .command: return KeyBindings.hints(scopes: state.scopes, readOnly: state.header.readOnly)
         case .help: return [("Esc", "close"), ("j/k", "scroll")]
+        case .pager: return [("Esc", "close"), ("/", "search"), ("y", "copy"), ("s", "save")]
         case .form: return [("Tab", "next field"), ("←→", "choose"), ("Enter", "next / preview"), ("Esc", "cancel")]
         case .confirm: return [("y", "apply"), ("n", "cancel: nothing changes")]
         case .quitConfirm: return [("y", "quit"), ("n", "stay")]

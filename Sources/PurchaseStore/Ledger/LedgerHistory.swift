@@ -37,6 +37,8 @@ public struct ReverificationResult: Sendable, Equatable {
     public let differences: [String]
     /// What was applied from it, one line each.
     public let applied: [String]
+    /// Apple's answer as it came (JSON, keys sorted), when there was one.
+    public var rawAnswer: String? = nil
 }
 
 extension PurchaseLedger {
@@ -109,7 +111,8 @@ extension PurchaseLedger {
             }
             return ReverificationResult(at: row.date("verified_at") ?? .distantPast, operatorName: row.string("operator") ?? "",
                                         outcome: row.string("outcome") ?? "", summary: row.string("summary") ?? "",
-                                        appleEnvironment: row.string("apple_environment"), differences: lines("differences"), applied: lines("applied"))
+                                        appleEnvironment: row.string("apple_environment"), differences: lines("differences"), applied: lines("applied"),
+                                        rawAnswer: row.string("raw_answer"))
         }
     }
 }

@@ -8,7 +8,7 @@ extension PurchaseLedger {
     func recordReverification(receiptId: Int64, customerId: String?, attempts: [AppStoreAttempt], appleEnvironment: Environment?,
                               applePurchases: [Purchase]?, outcome: ReverifyReport.Outcome, summary: String,
                               comparison: AnswerComparison?, appleVerdict: String? = nil, contradiction: String? = nil,
-                              operatorName: String) throws -> [AppleChange] {
+                              rawAnswer: String? = nil, operatorName: String) throws -> [AppleChange] {
         let now = clock()
         return try database.writeTransaction {
             for attempt in attempts {
@@ -47,10 +47,11 @@ extension PurchaseLedger {
             let differences = JSONValue.array((comparison?.lines ?? []).map { .string($0) }).serialized()
             let applied = JSONValue.array(changes.map { .string("\($0.kind.rawValue) \($0.transactionId): \($0.detail)") }).serialized()
             try database.execute("""
-                INSERT INTO reverifications (receipt_id, verified_at, operator, outcome, summary, apple_environment, differences, applied)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO reverifications (receipt_id, verified_at, operator, outcome, summary, apple_environment, differences, applied,
+                                             raw_answer)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, [.integer(receiptId), .date(now), .text(operatorName), .text(outcome.rawValue), .text(summary),
-                      .text(appleEnvironment?.rawValue), .text(differences), .text(applied)])
+                      .text(appleEnvironment?.rawValue), .text(differences), .text(applied), .text(rawAnswer)])
             try audit(now, operatorName, "reverify", "receipt:\(receiptId)", .object([
                 ("customer", .string(customerId)), ("outcome", .string(outcome.rawValue)), ("summary", .string(summary)),
                 ("appleEnvironment", .string(appleEnvironment?.rawValue)), ("attempts", .int(Int64(attempts.count))),

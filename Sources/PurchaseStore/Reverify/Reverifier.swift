@@ -41,15 +41,16 @@ public struct Reverifier: Sendable {
             do {
                 let outcome = try await client.verify(receiptData: data)
                 let response = outcome.response
+                let raw = Self.rawAnswer(response.body)
                 guard outcome.isValid else {
                     let summary = "Apple: status \(outcome.status): \(outcome.meaning)"
                     let refusal = !outcome.isTemporaryFailure && VerdictContradiction.refusalStatuses.contains(outcome.status)
                     if refusal, let line = VerdictContradiction.whenAppleRefuses(question, answer: "Apple says status \(outcome.status) (\(outcome.meaning))") {
                         return record(question, .contradicted, line, outcome.environment, nil, outcome.attempts, temporary: false,
-                                      appleVerdict: "invalid", contradiction: line)
+                                      appleVerdict: "invalid", contradiction: line, rawAnswer: raw)
                     }
                     return record(question, outcome.isTemporaryFailure ? .failed : .rejected, summary, outcome.environment, nil,
-                                  outcome.attempts, temporary: outcome.isTemporaryFailure, appleVerdict: refusal ? "invalid" : nil)
+                                  outcome.attempts, temporary: outcome.isTemporaryFailure, appleVerdict: refusal ? "invalid" : nil, rawAnswer: raw)
                 }
                 var purchases = response.latestReceiptInfo
                 let seen = Set(purchases.compactMap(\.transactionId))
@@ -58,10 +59,10 @@ public struct Reverifier: Sendable {
                 if let disagreement = outcome.environmentDisagreement { summary += "; \(disagreement)" }
                 if let line = VerdictContradiction.whenAppleVouches(question, answer: "Apple says valid (status 0, \(outcome.environment.rawValue.lowercased()))") {
                     return record(question, .contradicted, line, outcome.environment, nil, outcome.attempts, temporary: false,
-                                  appleVerdict: "valid", contradiction: line)
+                                  appleVerdict: "valid", contradiction: line, rawAnswer: raw)
                 }
                 return record(question, .verified, summary, outcome.environment, purchases, outcome.attempts, temporary: false,
-                              appleVerdict: "valid")
+                              appleVerdict: "valid", rawAnswer: raw)
             } catch let error as AppStoreError {
                 return record(question, .failed, "Apple gave no answer: \(error.reason)", nil, nil, error.attempts,
                               temporary: Self.isTemporary(error))
@@ -150,7 +151,7 @@ public struct Reverifier: Sendable {
     /// `contradiction` (nil clears an earlier one).
     private func record(_ q: AppleQuestion, _ outcome: ReverifyReport.Outcome, _ summary: String, _ environment: Environment?,
                         _ purchases: [Purchase]?, _ attempts: [AppStoreAttempt], temporary: Bool,
-                        appleVerdict: String? = nil, contradiction: String? = nil) -> ReverifyReport {
+                        appleVerdict: String? = nil, contradiction: String? = nil, rawAnswer: String? = nil) -> ReverifyReport {
         let comparison = purchases.map { AnswerComparison.compare(local: q.local, localEnvironment: q.localEnvironment, apple: $0,
                                                                   appleEnvironment: environment ?? .unknown) }
         do {
@@ -158,7 +159,7 @@ public struct Reverifier: Sendable {
                 try $0.recordReverification(receiptId: q.receiptId, customerId: q.customerId, attempts: attempts,
                                             appleEnvironment: environment, applePurchases: purchases, outcome: outcome,
                                             summary: summary, comparison: comparison, appleVerdict: appleVerdict,
-                                            contradiction: contradiction, operatorName: operatorName)
+                                            contradiction: contradiction, rawAnswer: rawAnswer, operatorName: operatorName)
             }
             return report(q, outcome, summary, environment, comparison, attempts, temporary: temporary, changes: changes,
                           contradiction: contradiction)
@@ -166,5 +167,12 @@ public struct Reverifier: Sendable {
             return report(q, .failed, "\(summary); recording it failed: \(error)", environment, comparison, attempts, temporary: true,
                           contradiction: contradiction)
         }
+    }
+
+    /// Apple's answer as JSON text (keys sorted, indented), kept with the receipt for every operator.
+    static func rawAnswer(_ body: JSONObject) -> String? {
+        guard JSONSerialization.isValidJSONObject(body.values),
+              let data = try? JSONSerialization.data(withJSONObject: body.values, options: [.prettyPrinted, .sortedKeys]) else { return nil }
+        return String(decoding: data, as: UTF8.self)
     }
 }

@@ -7,7 +7,7 @@ enum HistorySchema {
         let int = dialect.integerType
         return [
             // One row per re-verification: Apple's environment and status, the differences
-            // between its answer and the local decode, and what was applied.
+            // between its answer and the local decode, what was applied, and the answer itself.
             """
             CREATE TABLE reverifications (
                 reverification_id \(id),
@@ -18,7 +18,8 @@ enum HistorySchema {
                 summary TEXT NOT NULL,
                 apple_environment TEXT,
                 differences TEXT NOT NULL,
-                applied TEXT NOT NULL)
+                applied TEXT NOT NULL,
+                raw_answer TEXT)
             """,
             "CREATE INDEX reverifications_by_receipt ON reverifications(receipt_id, reverification_id)",
             // A transaction moving from one customer to another: a restore or a resolved conflict.

@@ -1,0 +1,79 @@
+import Foundation
+
+/// Keys in the pager: j/k ↑↓ PgUp/PgDn g/G scroll, w wraps or not, / searches and n finds the
+/// next match, y copies the whole value to the terminal's clipboard (OSC 52), s saves it to a
+/// file, Esc or q closes.
+enum PagerLogic {
+    static func handleKey(_ state: inout ConsoleState, _ pager: PagerState, _ key: KeyEvent) -> [ConsoleEffect] {
+        var pager = pager
+        if let prompt = pager.prompt { return handlePrompt(&state, &pager, prompt, key) }
+        let page = max(1, state.size.rows - 6)
+        switch key {
+        case .escape, .character("q"):
+            state.mode = .browse
+            return []
+        case .character("j"), .down: pager.scroll += 1
+        case .character("k"), .up: pager.scroll = max(0, pager.scroll - 1)
+        case .pageDown, .character(" "): pager.scroll += page
+        case .pageUp: pager.scroll = max(0, pager.scroll - page)
+        case .character("g"), .home: pager.scroll = 0
+        case .character("G"), .end: pager.scroll = Int.max / 2  // clamped when drawn
+        case .character("w"):
+            pager.wrap.toggle()
+            pager.scroll = 0
+        case .mouse(let m) where m.kind == .wheelDown: pager.scroll += 3
+        case .mouse(let m) where m.kind == .wheelUp: pager.scroll = max(0, pager.scroll - 3)
+        case .character("/"): pager.prompt = .search(TextField(pager.search))
+        case .character("n"):
+            if let line = pager.nextMatch(after: pager.matchLine ?? -1, pager.search) {
+                pager.matchLine = line
+                pager.scroll = line
+                pager.wrap = false  // a match is found by its line; unwrapped, a line is a row
+            }
+        case .character("y"):
+            state.mode = .pager(pager)
+            return [.copyToClipboard(pager.text, label: pager.title)]
+        case .character("s"): pager.prompt = .save(TextField(defaultFileName(pager.title)))
+        default: break
+        }
+        state.mode = .pager(pager)
+        return []
+    }
+
+    private static func handlePrompt(_ state: inout ConsoleState, _ pager: inout PagerState, _ prompt: PagerPrompt,
+                                     _ key: KeyEvent) -> [ConsoleEffect] {
+        var effects: [ConsoleEffect] = []
+        switch (prompt, key) {
+        case (_, .escape): pager.prompt = nil
+        case (.search(let field), .enter):
+            pager.prompt = nil
+            pager.search = field.text
+            if let line = pager.nextMatch(after: -1, field.text) {
+                pager.matchLine = line
+                pager.scroll = line
+                pager.wrap = false
+            } else if !field.text.isEmpty {
+                state.message = StatusMessage(text: "not found in \(pager.title): \(field.text)", kind: .error)
+            }
+        case (.save(let field), .enter):
+            pager.prompt = nil
+            let path = field.text.trimmingCharacters(in: .whitespaces)
+            if !path.isEmpty { effects = [.writeFile(path: path, text: pager.text, label: pager.title)] }
+        case (.search(var field), _):
+            if field.edit(ConsoleReducer.promptKey(key)) { pager.prompt = .search(field) }
+        case (.save(var field), _):
+            if field.edit(ConsoleReducer.promptKey(key)) { pager.prompt = .save(field) }
+        }
+        state.mode = .pager(pager)
+        return effects
+    }
+
+    /// "receipt-12-raw-artefact.txt" from "receipt #12: raw artefact".
+    static func defaultFileName(_ title: String) -> String {
+        let words = title.lowercased().map { $0.isLetter || $0.isNumber ? $0 : "-" }
+        var name = String(words)
+        while name.contains("--") { name = name.replacingOccurrences(of: "--", with: "-") }
+        name = name.trimmingCharacters(in: CharacterSet(charactersIn: "-"))
+        return String(name.prefix(60)) + ".txt"
+    }
+}
