@@ -36,6 +36,8 @@ enum ConsoleCommand {
         // Changes are written on a connection of their own, off the screen's thread.
         if !readOnly { environment.writer = try options.openLedger() }
         environment.clipboard = { TerminalSession.copyToClipboard($0) }
+        environment.timeZone = DisplayZone.operatorZone(configured: options.configuration.displayTimeZone,
+                                                        environment: ProcessInfo.processInfo.environment)
         do {
             try TerminalConsole.run { size in ConsoleController(environment: environment, size: size) }
         } catch let failure as TerminalSession.Failure {

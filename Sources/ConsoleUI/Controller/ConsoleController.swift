@@ -34,6 +34,7 @@ public final class ConsoleController {
         if let rule = configuration.paidToFree { names.insert(rule.entitlement) }
         state.catalogueEntitlements = names.sorted()
         state.now = environment.clock()
+        state.displayZone = environment.timeZone
         if let changes = environment.changes {
             // Listen (or take the starting point) before the first read, so no change falls between.
             _ = try? environment.lock.run { _ in try changes.waitForChange(timeout: 0) }  // a failure shows on the first tick

@@ -34,6 +34,8 @@ public struct ConsoleEnvironment {
     /// Puts text on the terminal's clipboard (the terminal console writes OSC 52); nil where
     /// there is no terminal. Returns whether it was sent.
     public var clipboard: (@Sendable (String) -> Bool)?
+    /// The zone the console shows times in (UTC unless the command sets the operator's).
+    public var timeZone = DisplayZone.utc
     /// Where `e` writes case files (default: the current directory).
     public var exportDirectory = FileManager.default.currentDirectoryPath
 

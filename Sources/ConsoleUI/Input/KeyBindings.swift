@@ -10,7 +10,7 @@ enum Command: String, CaseIterable, Sendable {
     case filter
     case clearFilter = "clear-filter"
     case command, help, refresh, cancel, quit
-    case view, copy
+    case view, copy, utc
     case export
     case reverify, grant, revoke, restore, resolve
     case importArtefact = "import"
@@ -57,6 +57,7 @@ enum Command: String, CaseIterable, Sendable {
         case .importArtefact: return "import a pasted receipt / JWS / notification, or a file"
         case .view: return "read the whole value of the row or line (pager: scroll, wrap, /, save)"
         case .copy: return "copy the whole value of the row or line to the terminal's clipboard (OSC 52)"
+        case .utc: return "show times in UTC, or back in your own zone"
         case .export: return "export the customer as a case file for a ticket (Markdown and JSON files)"
         }
     }
@@ -124,6 +125,7 @@ enum KeyBindings {
         KeyBinding(keys: [.character("v")], command: .view, scope: .global, hint: "view"),
         KeyBinding(keys: [.character("y")], command: .copy, scope: .global, hint: nil),
         KeyBinding(keys: [.character("e")], command: .export, scope: .global, hint: nil),
+        KeyBinding(keys: [.character("u")], command: .utc, scope: .global, hint: nil),
         KeyBinding(keys: [.character("?")], command: .help, scope: .global, hint: "help"),
         KeyBinding(keys: [.character("q")], command: .quit, scope: .global, hint: "quit"),
     ]

@@ -53,6 +53,10 @@ extension ConsoleReducer {
         case .help:
             state.mode = .help(0)
             return []
+        case .utc:
+            state.showUTC.toggle()
+            state.message = StatusMessage(text: "times in \(DisplayZone.describe(state.shownZone, at: state.now))", kind: .info)
+            return []
         case .export:
             guard let customer = state.selectedCustomer else {
                 state.message = StatusMessage(text: "export: select or open a customer first", kind: .error)

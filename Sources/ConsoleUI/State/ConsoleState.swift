@@ -69,6 +69,11 @@ struct ConsoleState {
     var counts = BrowseCounts()
     /// How many rows of each list the filter matches (empty without a filter, or until counted).
     var matchCounts: [BrowseTable: MatchCount] = [:]
+    /// The operator's zone for times (config `display.timeZone`, else `TZ`); `showUTC` overrides it.
+    var displayZone = DisplayZone.utc
+    var showUTC = false
+    /// The zone times are drawn in now.
+    var shownZone: TimeZone { showUTC ? DisplayZone.utc : displayZone }
     /// What is wrong with the audit chain, as `audit --verify` would say it (nil: intact or not checked).
     var auditProblem: String?
     /// Set when a filter was just applied: once counted, the console moves to a tab with

@@ -5,13 +5,23 @@ import ReceiptCore
 /// How values look on screen: dates, counts, environment badges and verdicts, each with the
 /// word that carries its meaning and the colour that goes with it.
 enum ConsoleFormat {
-    /// "2025-06-01" (UTC).
-    static func date(_ date: Date) -> String { String(RFC3339.format(date).prefix(10)) }
+    /// "2025-06-01", in the zone times are shown in (`DisplayZone`).
+    static func date(_ date: Date) -> String { String(local(date).prefix(10)) }
 
-    /// "2025-06-01 12:00" (UTC).
+    /// "2025-06-01 14:00", in the zone times are shown in (named in the header).
     static func dateTime(_ date: Date) -> String {
-        let text = RFC3339.format(date)
+        let text = local(date)
         return String(text.prefix(10)) + " " + String(text.dropFirst(11).prefix(5))
+    }
+
+    /// "2025-06-01 14:00 CEST": a time with its zone, where it stands alone.
+    static func dateTimeZoned(_ date: Date) -> String { dateTime(date) + " " + DisplayZone.abbreviation(for: date) }
+
+    /// The RFC 3339 text of `date` shifted into the display zone (its digits read as local time).
+    private static func local(_ date: Date) -> String {
+        let zone = DisplayZone.current
+        let offset = zone.secondsFromGMT(for: date)
+        return RFC3339.format(offset == 0 ? date : date.addingTimeInterval(TimeInterval(offset)))
     }
 
     /// "1,204".

@@ -2,6 +2,11 @@
 /// whatever overlay the mode calls for. Pure: the same state always draws the same cells.
 enum ConsoleView {
     static func draw(_ state: ConsoleState, on screen: Screen) {
+        // Every time on screen is in the zone chosen for display (the operator's, or UTC on u).
+        DisplayZone.$current.withValue(state.shownZone) { drawInZone(state, on: screen) }
+    }
+
+    private static func drawInZone(_ state: ConsoleState, on screen: Screen) {
         screen.clear()
         let layout = state.layout
         if layout.isTooSmall {

@@ -106,7 +106,7 @@ enum RecordDetailViews {
 
     static func audit(_ entry: AuditEntry, width: Int) -> [DetailLine] {
         var lines = [DetailLine([Span("audit entry #\(entry.seq)", .heading)])]
-        lines.append(DetailLines.field("at", [Span(ConsoleFormat.dateTime(entry.at) + " UTC")]))
+        lines.append(DetailLines.field("at", [Span(ConsoleFormat.dateTimeZoned(entry.at))]))
         lines.append(DetailLines.field("operator", [Span(entry.operatorName, .bold)]))
         lines.append(DetailLines.field("action", [Span(entry.action, CellStyle(.accent, bold: true))]))
         var target = DetailLines.field("target", [Span(entry.target)])

@@ -25,6 +25,8 @@ enum TabBarView {
             right.append(Span("⚠ AUDIT LOG ALTERED ", CellStyle(.danger, bold: true, reverse: true)))
             right.append(Span(" "))
         }
+        // The zone every time on screen is in (u switches to UTC and back).
+        right.append(Span(DisplayZone.abbreviation(for: state.now) + "  ", state.showUTC ? CellStyle(.accent, bold: true) : .muted))
         right += [Span("? ", CellStyle(.accent, bold: true)), Span("help ", .muted)]
         let room = max(0, width - right.width - 1)
         let h = state.header

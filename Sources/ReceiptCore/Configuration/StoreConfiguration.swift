@@ -36,6 +36,9 @@ public struct StoreConfiguration: Sendable, Equatable {
     public var paidToFree: PaidToFreeRule?
     /// How to reach Apple (or the built-in simulator standing in for it).
     public var appStore = AppStoreSettings()
+    /// The zone the console shows times in (`display.timeZone`, an IANA name); nil: `TZ`, else
+    /// the system's. Stored times are UTC whatever it says.
+    public var displayTimeZone: String?
 
     /// No bundle ids, an empty catalogue, sandbox purchases grant nothing, no paid-to-free rule.
     public static let defaults = StoreConfiguration()

@@ -5,7 +5,8 @@ import Foundation
 struct StoreConfigurationParser {
     let source: String
 
-    static let topLevelKeys = ["bundleIds", "bundleId", "appAppleId", "products", "sandbox", "paidToFree", "appStore"]
+    static let topLevelKeys = ["bundleIds", "bundleId", "appAppleId", "products", "sandbox", "paidToFree", "appStore", "display"]
+    static let displayKeys = ["timeZone"]
     static let productKeys = ["entitlement", "type", "duration", "units", "name"]
     static let sandboxKeys = ["allowSandbox"]
     static let paidToFreeKeys = ["entitlement", "beforeBuild", "beforeDate"]
@@ -27,6 +28,7 @@ struct StoreConfigurationParser {
             allowSandbox: try allowSandbox(root["sandbox"]),
             paidToFree: try paidToFree(root["paidToFree"]))
         configuration.appStore = try AppStoreSettingsParser(source: source).parse(root["appStore"])
+        configuration.displayTimeZone = try displayTimeZone(root["display"])
         return configuration
     }
 
@@ -142,6 +144,19 @@ struct StoreConfigurationParser {
         }
         let name = try fields["name"]?.name(what: "a product name")
         return CatalogueProduct(entitlement: entitlement, type: type, duration: duration, units: units, name: name)
+    }
+
+    /// `display.timeZone`: an IANA zone name ("Europe/Berlin") or "UTC".
+    private func displayTimeZone(_ value: ConfigValue?) throws -> String? {
+        guard let value else { return nil }
+        let section = try value.object()
+        try section.checkKeys(known: Self.displayKeys)
+        guard let zoneValue = section["timeZone"] else { return nil }
+        guard let name = zoneValue.raw as? String, TimeZone(identifier: name) != nil else {
+            throw ConfigValue.error(source: source, path: ConfigValue.join(value.path, "timeZone"),
+                                    "not a time zone: give an IANA name such as \"Europe/Berlin\" or \"UTC\"")
+        }
+        return name
     }
 
     private func allowSandbox(_ value: ConfigValue?) throws -> Bool {
