@@ -72,6 +72,10 @@ enum DemoCommand {
             case .notify(let body): _ = try ledger.applyNotification(body, operatorName: "apple")
             case .grant(let customer, let entitlement, let until, let reason):
                 try ledger.grant(customer: customer, entitlement: entitlement, until: until, reason: reason, operatorName: operatorName)
+            case .contact(let customer, let name, let email):
+                if try ledger.customerExists(customer) {
+                    try ledger.setContact(customer, CustomerContact(displayName: name, email: email), operatorName: operatorName)
+                }
             }
         }
         let counts = try ["customers", "orders", "receipts", "transactions", "conflicts", "audit_log"].map { table in

@@ -51,7 +51,7 @@ enum SearchCommand {
         switch row {
         case .customer(_, let c):
             let contact = [c.displayName, c.email.map { "<\($0)>" }].compactMap { $0 }.joined(separator: " ")
-            return "customer \(c.customerId)" + (contact.isEmpty ? "" : "  \(contact)") + "  \(c.transactionCount)\(c.transactionCountCapped ? "+" : "") transactions"
+            return "customer \(c.customerId)" + (contact.isEmpty ? "" : "  \(contact)") + "  \(c.transactionCount)\(c.transactionCountCapped ? "+" : "") transaction\(c.transactionCount == 1 && !c.transactionCountCapped ? "" : "s")"
         case .order(_, let o): return "order \(o.orderId)  \(o.customerId)  \(o.productId)  \(o.status)"
         case .transaction(_, let t):
             let r = t.record

@@ -16,6 +16,8 @@ public enum DemoEvent: Sendable {
     case notify(body: [UInt8])
     /// Support gives goodwill.
     case grant(customer: String, entitlement: String, until: Date?, reason: String)
+    /// The merchant's account system knows the customer's name and email.
+    case contact(customer: String, name: String, email: String)
 }
 
 /// The catalogue the demo uses, with product names in several scripts.

@@ -23,6 +23,15 @@ public struct DemoScenario {
 
     static let names = ["王小明", "李娜", "佐藤さくら", "김민준", "Ольга", "Zoë Müller", "José Álvarez", "Ἀθηνᾶ", "محمد", "Nguyễn Văn An"]
     static let day: TimeInterval = 86_400
+    static let firstNames = ["Ada", "Grace", "Alan", "Barbara", "Donald", "Frances", "Margaret", "Dennis", "Hedy", "Radia", "Katherine", "Niklaus"]
+    static let lastNames = ["Lovelace", "Hopper", "Turing", "Liskov", "Knuth", "Allen", "Hamilton", "Ritchie", "Lamarr", "Perlman", "Johnson", "Wirth", "Okafor"]
+
+    /// Customer `index`'s name and email.
+    static func contact(_ index: Int) -> (String, String) {
+        let first = firstNames[index % firstNames.count]
+        let last = lastNames[(index / firstNames.count + index) % lastNames.count]
+        return ("\(first) \(last)", "\(first.lowercased()).\(last.lowercased()).\(index)@example.com")
+    }
 
     /// The events for `customers` customers (at least 20).
     public mutating func build(customers: Int) throws -> [DemoEvent] {
@@ -46,6 +55,12 @@ public struct DemoScenario {
         try sharedAccount()
         events.append(.grant(customer: Self.names[1], entitlement: "pro", until: now.addingTimeInterval(30 * Self.day),
                              reason: "goodwill: outage on 2026-03-02"))
+        // Names and emails, so support can find a customer by what the ticket says.
+        for index in 0..<count {
+            let customer = index < Self.names.count ? Self.names[index] : String(format: "cust-%04d", index)
+            let (name, email) = Self.contact(index)
+            events.append(.contact(customer: customer, name: index < Self.names.count ? customer : name, email: email))
+        }
         return events
     }
 
