@@ -55,20 +55,26 @@ struct EndToEndTests {
         deinit { _ = try? run(["kill-server"]) }  // our own server only; gone already is fine
     }
 
-    @Test func filterOpenReverifyGrantQuit() throws {
-        try #require(tmuxIsInstalled(), "tmux is not installed (/usr/bin/tmux): run make deps")
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("console-e2e-\(UUID().uuidString)")
+    /// A fresh demo database (`receiptdesk demo`) in a folder of its own: the folder and the path.
+    static func demoDatabase(_ name: String, customers: Int?) throws -> (URL, String) {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }  // best effort
         let db = folder.appendingPathComponent("purchases.sqlite").path
         let demo = Process()
-        demo.executableURL = Self.binary
-        demo.arguments = ["demo", "--db", db]
+        demo.executableURL = binary
+        demo.arguments = ["demo", "--db", db] + (customers.map { ["--customers", String($0)] } ?? [])
         demo.standardOutput = Pipe()
         demo.standardError = Pipe()
         try demo.run()
         demo.waitUntilExit()
         try #require(demo.terminationStatus == 0, "receiptdesk demo failed")
+        return (folder, db)
+    }
+
+    @Test func filterOpenReverifyGrantQuit() throws {
+        try #require(tmuxIsInstalled(), "tmux is not installed (/usr/bin/tmux): run make deps")
+        let (folder, db) = try Self.demoDatabase("console-e2e", customers: nil)
+        defer { try? FileManager.default.removeItem(at: folder) }  // best effort
 
         let database = try SQLiteDatabase(path: db, create: false)
         let customer = try #require(try database.queryFirst("""
@@ -200,18 +206,8 @@ struct EndToEndTests {
     /// the cursor gets a message and exit 64.
     @Test func aKeyRightAfterEscapeAndADumbTerminal() throws {
         try #require(tmuxIsInstalled(), "tmux is not installed (/usr/bin/tmux): run make deps")
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("console-keys-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let (folder, db) = try Self.demoDatabase("console-keys", customers: 20)
         defer { try? FileManager.default.removeItem(at: folder) }  // best effort
-        let db = folder.appendingPathComponent("purchases.sqlite").path
-        let demo = Process()
-        demo.executableURL = Self.binary
-        demo.arguments = ["demo", "--db", db, "--customers", "20"]
-        demo.standardOutput = Pipe()
-        demo.standardError = Pipe()
-        try demo.run()
-        demo.waitUntilExit()
-        try #require(demo.terminationStatus == 0, "receiptdesk demo failed")
         let tmux = Tmux()
         let console = "env RECEIPTDESK_DB='\(db)' USER=e2e-operator '\(Self.binary.path)'; echo __EXIT=$?; sleep 60"
         try tmux.run(["new-session", "-d", "-s", "e2e", "-x", "120", "-y", "30", console])
