@@ -43,9 +43,13 @@ enum BenchCommand {
         }
         var ledger = postgresOnly ? LedgerBenchReport() : try LedgerBenchCases.run(only: only, progress: !json)
         if let postgres {
-            let backends = try PostgresBench.run(url: postgres, receipts: receiptCount, runs: 500, progress: !json)
-            ledger.figures += backends.figures
-            ledger.notes += backends.notes
+            let searchOnly = only.map { "search".contains($0) || $0.hasPrefix("search") } == true
+            if !searchOnly {
+                let backends = try PostgresBench.run(url: postgres, receipts: receiptCount, runs: 500, progress: !json)
+                ledger.figures += backends.figures
+                ledger.notes += backends.notes
+            }
+            if only == nil || searchOnly || postgresOnly { try SearchBench.runPostgres(url: postgres, into: &ledger, progress: !json) }
         }
         if json {
             print(JSONValue.array(results.map { .object([("name", .string($0.0)), ("opsPerSec", .double(($0.1 * 10).rounded() / 10))]) }

@@ -14,14 +14,36 @@ enum SearchBench {
         ["search on 1,000,000 transactions"] + cases.flatMap { [figureName($0, "median"), figureName($0, "p99")] }
     }
 
-    static func figureName(_ query: String, _ statistic: String) -> String { "search \(query) on 1,000,000 transactions, \(statistic) ms" }
+    static func figureName(_ query: String, _ statistic: String, backend: String = "") -> String {
+        "search \(query) on 1,000,000 transactions\(backend), \(statistic) ms"
+    }
 
     static func run(into report: inout LedgerBenchReport, progress: Bool) throws {
         let database = try LedgerLookupBench.openGenerated(into: &report, progress: progress)
+        try measure(database, backend: "", into: &report, progress: progress)
+    }
+
+    /// The same searches on PostgreSQL: the generated database copied (`db copy`) into a
+    /// temporary schema at `url`, analysed, searched, dropped.
+    static func runPostgres(url: String, into report: inout LedgerBenchReport, progress: Bool) throws {
+        let source = try LedgerLookupBench.openGenerated(into: &report, progress: progress)
+        let scratch = try BenchScratch(postgresURL: url)
+        defer { scratch.remove() }
+        let location = try scratch.newDatabase("postgresql")
+        let target = try PurchaseDatabase.open(location)
+        LedgerBenchCases.say("search: copying the 1,000,000-transaction database to PostgreSQL…", progress)
+        let copy = try DatabaseCopy.copy(from: source, to: target)
+        try LedgerBenchCases.expect(copy.isVerified, "the copy to PostgreSQL does not verify")
+        report.notes.append(String(format: "search: db copy of the 1,000,000-transaction database to PostgreSQL took %.1f s (verified)", copy.seconds))
+        try measure(target, backend: " on PostgreSQL", into: &report, progress: progress)
+    }
+
+    /// Times the three searches on `database`, as the console runs them.
+    static func measure(_ database: SQLDatabase, backend: String, into report: inout LedgerBenchReport, progress: Bool) throws {
         let browser = Browser(database)
         var random = SplitMix64(seed: 0x5EA4C4)
         func any(_ count: Int) -> Int { Int.random(in: 0..<count, using: &random) }
-        LedgerBenchCases.say("search: \(runs) of each search…", progress)
+        LedgerBenchCases.say("search\(backend): \(runs) of each search…", progress)
         /// One search as the console runs it; returns the count of customers and of transactions.
         func search(_ text: String) throws -> (customers: MatchCount, transactions: MatchCount) {
             let filter = try BrowseFilter(parsing: text)
@@ -51,8 +73,8 @@ enum SearchBench {
         for (query, sorted) in zip(cases, timings) {
             let median = (sorted[(sorted.count - 1) / 2] + sorted[sorted.count / 2]) / 2
             let p99 = sorted[max(0, Int((Double(sorted.count) * 0.99).rounded(.up)) - 1)]
-            report.figures.append(LedgerFigure(name: figureName(query, "median"), value: median, aim: .below(50)))
-            report.figures.append(LedgerFigure(name: figureName(query, "p99"), value: p99, aim: .none))
+            report.figures.append(LedgerFigure(name: figureName(query, "median", backend: backend), value: median, aim: .below(50)))
+            report.figures.append(LedgerFigure(name: figureName(query, "p99", backend: backend), value: p99, aim: .none))
         }
     }
 }

@@ -58,13 +58,15 @@ public struct Browser {
     }
 
     /// The statements of a query with index lookups. SQLite runs one per source and the pages
-    /// are merged here; PostgreSQL gets one statement with the sources OR-ed, so that its own
-    /// collation orders text keys (its planner ORs the index lookups).
+    /// are merged here; PostgreSQL gets one statement that unions the sources, each its own
+    /// index lookup with its own limit, and orders the union by its own collation (OR-ing them
+    /// in one WHERE made it walk the whole table).
     private func sourceStatements(_ query: BrowseQuery, _ step: KeyStep, limit: Int) -> [BrowseStatement] {
-        if isSQLite || query.sources.count == 1 {
-            return query.sources.map { query.keyed(conditions: [$0] + query.predicates, step, limit: limit) }
-        }
-        return [query.keyed(conditions: [SQLCondition.any(query.sources)] + query.predicates, step, limit: limit)]
+        let each = query.sources.map { query.keyed(conditions: [$0] + query.predicates, step, limit: limit) }
+        if isSQLite || each.count == 1 { return each }
+        let union = each.map { "(" + $0.sql + ")" }.joined(separator: " UNION ")
+        return [BrowseStatement(sql: "SELECT * FROM (\(union)) AS merged ORDER BY browse_key \(step.order) LIMIT ?",
+                                parameters: each.flatMap(\.parameters) + [.integer(Int64(limit))], walksKeys: false)]
     }
 
     /// The statements `page` runs for this request (a bounded scan: its first chunk), for
