@@ -72,7 +72,8 @@ extension BrowseQuery {
 
     private func select(_ conditions: [SQLCondition], order: String, limit: Int, walksKeys: Bool) -> BrowseStatement {
         let filter = conditions.isEmpty ? "" : " WHERE " + conditions.map(\.sql).joined(separator: " AND ")
-        let sql = "SELECT \(columns), \(key) AS browse_key FROM \(tableName)\(filter) ORDER BY \(key) \(order) LIMIT ?"
+        let sql = (walksKeys ? "" : SQLDialect.plannedPerValues)
+            + "SELECT \(columns), \(key) AS browse_key FROM \(tableName)\(filter) ORDER BY \(key) \(order) LIMIT ?"
         return BrowseStatement(sql: sql, parameters: conditions.flatMap(\.parameters) + [.integer(Int64(limit))], walksKeys: walksKeys)
     }
 }

@@ -64,8 +64,8 @@ public struct Browser {
     private func sourceStatements(_ query: BrowseQuery, _ step: KeyStep, limit: Int) -> [BrowseStatement] {
         let each = query.sources.map { query.keyed(conditions: [$0] + query.predicates, step, limit: limit) }
         if isSQLite || each.count == 1 { return each }
-        let union = each.map { "(" + $0.sql + ")" }.joined(separator: " UNION ")
-        return [BrowseStatement(sql: "SELECT * FROM (\(union)) AS merged ORDER BY browse_key \(step.order) LIMIT ?",
+        let union = each.map { "(" + $0.sql.dropFirst(SQLDialect.plannedPerValues.count) + ")" }.joined(separator: " UNION ")
+        return [BrowseStatement(sql: SQLDialect.plannedPerValues + "SELECT * FROM (\(union)) AS merged ORDER BY browse_key \(step.order) LIMIT ?",
                                 parameters: each.flatMap(\.parameters) + [.integer(Int64(limit))], walksKeys: false)]
     }
 
@@ -90,15 +90,13 @@ public struct Browser {
     /// the lookups would sort them all. A query with no index lookup of its own uses an index
     /// on one of its equality predicates (`env:` with an index on environment) as its source,
     /// rather than scanning in chunks.
-    func planned(_ query: BrowseQuery) throws -> BrowseQuery {
+    func planned(_ query: BrowseQuery, broadness: [Bool]? = nil) throws -> BrowseQuery {
         if !query.sources.isEmpty {
-            for source in query.sources where try isBroad(query, source) {
-                var walked = query
-                walked.sources = []
-                walked.predicates = [SQLCondition.any(query.sources)] + query.predicates
-                return walked
-            }
-            return query
+            guard try (broadness ?? broad(query)).contains(true) else { return query }
+            var walked = query
+            walked.sources = []
+            walked.predicates = [SQLCondition.any(query.sources)] + query.predicates
+            return walked
         }
         guard !query.indexable.isEmpty else { return query }
         let indexed = try indexedColumns(query.tableName)
@@ -109,13 +107,19 @@ public struct Browser {
         return planned
     }
 
-    /// Whether `source` alone matches more than `BrowseLimits.matchCountCap` rows (an index-only
-    /// read of at most that many entries).
-    func isBroad(_ query: BrowseQuery, _ source: SQLCondition) throws -> Bool {
+    /// Whether each source alone matches more than `BrowseLimits.matchCountCap` rows: one
+    /// statement (one round trip) of index-only reads, at most that many entries each.
+    func broad(_ query: BrowseQuery) throws -> [Bool] {
         let cap = BrowseLimits.matchCountCap
-        let row = try database.queryFirst("SELECT count(*) AS n FROM (SELECT 1 FROM \(query.tableName) WHERE \(source.sql) LIMIT \(cap + 1)) AS capped",
-                                          source.parameters)
-        return (row?.int("n") ?? 0) > cap
+        guard !query.sources.isEmpty else { return [] }
+        let columns = query.sources.enumerated().map { index, source in
+            "(SELECT count(*) FROM (SELECT 1 FROM \(query.tableName) WHERE \(source.sql) LIMIT \(cap + 1)) AS capped\(index)) AS n\(index)"
+        }
+        guard let row = try database.queryFirst(SQLDialect.plannedPerValues + "SELECT " + columns.joined(separator: ", "),
+                                                query.sources.flatMap(\.parameters)) else {
+            return query.sources.map { _ in false }
+        }
+        return query.sources.indices.map { (row.int("n\($0)") ?? 0) > cap }
     }
 
     /// The columns an index of `table` starts with.

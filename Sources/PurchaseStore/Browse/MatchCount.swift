@@ -24,10 +24,11 @@ extension Browser {
     public func matchCount(_ table: BrowseTable, filter: BrowseFilter) throws -> MatchCount {
         let cap = BrowseLimits.matchCountCap
         let unplanned = BrowseQuery(table, filter, database.dialect)
-        if unplanned.predicates.isEmpty, try unplanned.sources.contains(where: { try isBroad(unplanned, $0) }) {
+        let broadness = try broad(unplanned)
+        if unplanned.predicates.isEmpty, broadness.contains(true) {
             return MatchCount(count: cap, isLowerBound: true)  // one lookup alone matches more than the cap
         }
-        let query = try planned(unplanned)
+        let query = try planned(unplanned, broadness: broadness)
         if !query.sources.isEmpty {
             // Every lookup is narrow here (`planned`): their union, each with the other conditions.
             let branches = query.sources.map { source -> (sql: String, parameters: [SQLValue]) in
@@ -35,7 +36,7 @@ extension Browser {
                 return ("SELECT \(query.key) AS k FROM \(query.tableName) WHERE " + conditions.map(\.sql).joined(separator: " AND "),
                         conditions.flatMap(\.parameters))
             }
-            let sql = "SELECT count(*) AS n FROM (SELECT k FROM (" + branches.map(\.sql).joined(separator: " UNION ")
+            let sql = SQLDialect.plannedPerValues + "SELECT count(*) AS n FROM (SELECT k FROM (" + branches.map(\.sql).joined(separator: " UNION ")
                 + ") AS matched LIMIT \(cap + 1)) AS capped"
             let n = try database.queryFirst(sql, branches.flatMap(\.parameters))?.int("n") ?? 0
             return MatchCount(count: min(n, cap), isLowerBound: n > cap)

@@ -309,7 +309,11 @@ public final class PostgresDatabase: SQLDatabase {
         return name
     }
 
+    /// Statements worth preparing. A search (`SQLDialect.plannedPerValues`) is not: its best
+    /// plan depends on the values (a short prefix, a trigram pattern), which the generic plan
+    /// PostgreSQL settles on after a few runs of a prepared statement cannot see.
     private static func isPreparable(_ sql: String) -> Bool {
+        guard !sql.hasPrefix(SQLDialect.plannedPerValues) else { return false }
         let head = sql.drop { $0.isWhitespace }.prefix(7).uppercased()
         return ["SELECT", "INSERT", "UPDATE", "DELETE", "WITH"].contains { head.hasPrefix($0) }
     }
@@ -331,7 +335,8 @@ public final class PostgresDatabase: SQLDatabase {
     }
 
     private static func isRead(_ sql: String) -> Bool {
-        let head = sql.drop { $0.isWhitespace }.prefix(6).uppercased()
+        let body = sql.hasPrefix(SQLDialect.plannedPerValues) ? Substring(sql.dropFirst(SQLDialect.plannedPerValues.count)) : Substring(sql)
+        let head = body.drop { $0.isWhitespace }.prefix(6).uppercased()
         return head == "SELECT"
     }
 

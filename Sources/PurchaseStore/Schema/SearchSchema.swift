@@ -92,6 +92,10 @@ public enum SearchSchema {
 }
 
 extension SQLDialect {
+    /// The comment a search statement starts with: planned anew with its values each time, never
+    /// prepared (see `PostgresDatabase.isPreparable`).
+    public static let plannedPerValues = "/* search */ "
+
     /// `column` folded for case-insensitive search: ASCII letters to lower case, compared byte
     /// by byte on both backends (PostgreSQL's "C" collation), so a prefix is one index range.
     public func folded(_ column: String) -> String {
