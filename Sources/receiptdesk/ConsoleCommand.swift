@@ -36,6 +36,7 @@ enum ConsoleCommand {
         // Changes are written on a connection of their own, off the screen's thread.
         if !readOnly { environment.writer = try options.openLedger() }
         environment.clipboard = { TerminalSession.copyToClipboard($0) }
+        environment.exportDirectory = FileManager.default.currentDirectoryPath  // case files and saved values land here
         environment.timeZone = DisplayZone.operatorZone(configured: options.configuration.displayTimeZone,
                                                         environment: ProcessInfo.processInfo.environment)
         do {

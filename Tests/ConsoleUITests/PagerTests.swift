@@ -97,3 +97,22 @@ struct CaseFileTests {
         #expect(screen.text.contains("exists already"), "\(screen.text)")
     }
 }
+
+/// A console given no folder (the fuzzer, the soak) writes no file, whatever keys it gets.
+@Suite("No folder, no files")
+struct NoFolderTests {
+    @Test func withoutAFolderNeitherExportNorSaveWritesAFile() throws {
+        let f = try ConsoleFixture()
+        let environment = ConsoleEnvironment(ledger: f.ledger, apple: nil, operatorName: "fuzz", readOnly: false,
+                                             databaseLabel: "purchases.sqlite", clock: { ConsoleFixture.now })
+        let size = ScreenSize(rows: 24, columns: 80)
+        let c = ConsoleController(environment: environment, size: size)
+        let screen = VirtualScreen(size: size)
+        let before = try FileManager.default.contentsOfDirectory(atPath: FileManager.default.currentDirectoryPath)
+        c.press(.character("e"), on: screen)
+        #expect(screen.text.contains("export: this console writes no files"), "\(screen.text)")
+        c.press(.character("v"), .character("s"), .enter, on: screen)
+        #expect(screen.text.contains("not saved: this console writes no files"), "\(screen.text)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: FileManager.default.currentDirectoryPath) == before)
+    }
+}

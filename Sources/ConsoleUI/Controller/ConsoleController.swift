@@ -166,9 +166,11 @@ public final class ConsoleController {
             dispatch(.valueCopied(ValueOutput.copy(text, label: label, clipboard: environment.clipboard)))
         case .exportCase(let customer):
             let operatorName = environment.operatorName
+            guard let folder = environment.exportDirectory else {
+                return dispatch(.valueCopied(StatusMessage(text: "export: this console writes no files (no folder given)", kind: .error)))
+            }
             do {
                 let file = try ledgerLock.run { try CaseFile(customer, ledger: $0, generatedBy: operatorName, now: now) }
-                let folder = environment.exportDirectory
                 let stem = (folder as NSString).appendingPathComponent(file.fileStem)
                 let markdown = ValueOutput.write(file.markdown, to: stem + ".md", label: "case file")
                 guard markdown.kind == .success else { return dispatch(.valueCopied(markdown)) }
@@ -179,7 +181,11 @@ public final class ConsoleController {
                 dispatch(.valueCopied(StatusMessage(text: "export refused: \(ConsoleFailure(error).message)", kind: .error)))
             }
         case .writeFile(let path, let text, let label):
-            dispatch(.valueCopied(ValueOutput.write(text, to: path, label: label)))
+            guard let folder = environment.exportDirectory else {
+                return dispatch(.valueCopied(StatusMessage(text: "not saved: this console writes no files (no folder given)", kind: .error)))
+            }
+            let full = path.hasPrefix("/") || path.hasPrefix("~") ? path : (folder as NSString).appendingPathComponent(path)
+            dispatch(.valueCopied(ValueOutput.write(text, to: full, label: label)))
         case .checkAudit:
             do {
                 let verification = try ledgerLock.run { try AuditLog.verify($0.database) }

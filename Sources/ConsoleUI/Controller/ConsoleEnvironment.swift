@@ -36,8 +36,10 @@ public struct ConsoleEnvironment {
     public var clipboard: (@Sendable (String) -> Bool)?
     /// The zone the console shows times in (UTC unless the command sets the operator's).
     public var timeZone = DisplayZone.utc
-    /// Where `e` writes case files (default: the current directory).
-    public var exportDirectory = FileManager.default.currentDirectoryPath
+    /// Where `e` writes case files and where a value saved under a relative name goes; nil (the
+    /// default: tests, the fuzzer, the soak) writes no file at all. The terminal console sets the
+    /// current directory.
+    public var exportDirectory: String?
 
     /// - Parameters:
     ///   - lock: pass the lock other users of `ledger` share, if any; a new one otherwise.
