@@ -27,6 +27,7 @@ enum CommandRunner {
       search TEXT [--limit N]
                       find customers, orders, transactions, receipts by any id or its start (any
                       case), a name or email fragment, env:/status:/verdict:/since: qualifiers
+                      (exit 1 when nothing matches, as grep does)
       grant --customer ID --entitlement E [--until DATE | --for P30D] --reason TEXT
       revoke --customer ID (--entitlement E | --grant N) --reason TEXT
       restore --customer ID (--from-customer OLD [--transaction T]... | --receipt FILE) --reason TEXT [--dry-run]

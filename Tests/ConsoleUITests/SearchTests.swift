@@ -143,3 +143,44 @@ struct SearchTests {
         }
     }
 }
+
+/// Whatever is typed into the search box, the answer is rows or a one-line error, on both
+/// backends: quotes, LIKE and FTS syntax, SQL, control characters, very long input.
+@Suite("Search input that tries to break it")
+struct SearchHostileInputTests {
+    @Test(arguments: ConsoleBackend.available)
+    func oddInputIsSearchedOrRefusedInOneLine(_ backend: ConsoleBackend) throws {
+        let f = try SearchTests.fixture(backend)
+        let browser = Browser(f.database)
+        let inputs = ["%", "_", "\\", "'", "''", "\"\"", "a\"b", "\"abc", "*", "NEAR(a b)", "lov*", "a OR b", "col:val", "^lov", "-lov",
+                      "'; DROP TABLE customers; --", "%lov%", "_ov", "lov\\", "\u{1B}[2J", "a\u{202E}b", "since:", ":x", "env:",
+                      String(repeating: "x", count: 600), Array(repeating: "w", count: 20).joined(separator: " "), "日本語", "🙂🙂🙂", "\u{0}x"]
+        var seed: UInt64 = 0x5EA4
+        var random: [String] = []
+        let alphabet = Array("aZ09-_%*\"'\\:;()[]{}^$.|?+~ \t#@!é日")
+        for _ in 0..<150 {
+            seed = seed &* 6364136223846793005 &+ 1442695040888963407
+            var text = ""
+            for step in 0..<Int(seed % 12 + 1) { text.append(alphabet[Int((seed >> UInt64(step * 4 % 60)) % UInt64(alphabet.count))]) }
+            random.append(text)
+        }
+        for text in inputs + random {
+            let filter: BrowseFilter
+            do {
+                filter = try BrowseFilter(parsing: text)
+            } catch let error as StoreError {
+                #expect(error.code == .invalidInput && !error.reason.contains("\n"), "\(text): \(error.reason)")
+                continue
+            }
+            for table in BrowseTable.allCases {
+                do {
+                    _ = try browser.page(table, filter: filter, cursor: .first, limit: 10)
+                    _ = try browser.matchCount(table, filter: filter)
+                } catch {
+                    Issue.record("/\(text) on \(table): \(error)")
+                }
+            }
+        }
+        #expect(try f.database.queryFirst("SELECT count(*) AS n FROM customers", [])?.int("n") ?? 0 > 200, "nothing was dropped")
+    }
+}

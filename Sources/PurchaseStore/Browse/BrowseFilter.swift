@@ -73,9 +73,25 @@ public struct BrowseFilter: Sendable, Equatable {
     /// The `verdict:` values.
     public static let verdicts: Set<String> = ["valid", "invalid", "unsigned", "unverifiable"]
 
+    /// The longest search accepted: ids and names are far shorter, and every word becomes a
+    /// handful of index lookups.
+    public static let maxLength = 512
+    /// The most words one search may hold.
+    public static let maxWords = 16
+
     /// Parses filter text; throws `StoreError(.invalidInput)` naming the word that is wrong.
     public init(parsing text: String) throws {
-        for word in try Self.words(text) {
+        guard text.utf8.count <= Self.maxLength else {
+            throw StoreError(.invalidInput, "filter: \(text.utf8.count) bytes is longer than a search may be (\(Self.maxLength)): search by an id, a name or a part of them")
+        }
+        if let (position, scalar) = UnsafeText.firstUnsafe(text) {
+            throw StoreError(.invalidInput, "filter: \(UnsafeText.describe(scalar)) at character \(position): a search holds no control, bidirectional or zero-width characters")
+        }
+        let words = try Self.words(text)
+        guard words.count <= Self.maxWords else {
+            throw StoreError(.invalidInput, "filter: \(words.count) words is more than a search may hold (\(Self.maxWords))")
+        }
+        for word in words {
             guard let colon = word.firstIndex(of: ":"), colon != word.startIndex else {
                 terms.append(word)
                 continue
