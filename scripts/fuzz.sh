@@ -26,11 +26,12 @@ CMODULES=(-I "$SRC/Sources/COpenSSL" -I "$SRC/Sources/CSQLite" -I "$SRC/Sources/
 
 log() { echo "fuzz: $*" >&2; }
 
-# newer_than FILE DIR...: whether any .swift under DIR (or any other given file) is newer than FILE.
+# newer_than FILE DIR...: whether any .swift under DIR (or any other given file) is newer than
+# FILE, or a folder under DIR changed (a source file moved away or added).
 newer_than() {
     local file=$1; shift
     [ -f "$file" ] || return 0
-    [ -n "$(find "$@" -newer "$file" \( -name '*.swift' -o -name '*.a' -o -name '*.h' -o -name '*.modulemap' \) -print -quit 2>/dev/null)" ]
+    [ -n "$(find "$@" -newer "$file" \( -type d -o -name '*.swift' -o -name '*.a' -o -name '*.h' -o -name '*.modulemap' \) -print -quit 2>/dev/null)" ]
 }
 
 # module NAME DEPENDENCY-LIBS...: the static library for Sources/NAME.
@@ -49,16 +50,17 @@ module() {
 build() {
     mkdir -p "$LIB" "$BIN"
     module ReceiptCore
+    module AppStoreAPI ReceiptCore
     module StoreSimulator ReceiptCore
-    module PurchaseStore ReceiptCore
-    module ConsoleUI PurchaseStore ReceiptCore
+    module PurchaseStore AppStoreAPI ReceiptCore
+    module ConsoleUI PurchaseStore AppStoreAPI ReceiptCore
     local support=("$ROOT"/Fuzz/Support/*.swift)
     for target in "${TARGETS[@]}"; do
         if newer_than "$BIN/$target" "$ROOT/Fuzz/Targets/$target.swift" "${support[@]}" "$LIB"; then
             log "linking $target"
             "$SWIFTC" "${FLAGS[@]}" -module-name "Fuzz_$target" -I "$LIB" -L "$LIB" "${CMODULES[@]}" \
                 "$ROOT/Fuzz/Targets/$target.swift" "${support[@]}" \
-                -lConsoleUI -lPurchaseStore -lStoreSimulator -lReceiptCore -lcrypto -lsqlite3 -lpq -o "$BIN/$target"
+                -lConsoleUI -lPurchaseStore -lStoreSimulator -lAppStoreAPI -lReceiptCore -lcrypto -lsqlite3 -lpq -o "$BIN/$target"
         fi
     done
 }

@@ -1,5 +1,6 @@
 import Foundation
 import PurchaseStore
+import AppStoreAPI
 import ReceiptCore
 
 /// `receiptdesk lookup-order ORDER_ID --customer ID`: the Apple order id from the customer's email

@@ -1,5 +1,6 @@
 import Foundation
 import PurchaseStore
+import AppStoreAPI
 import ReceiptCore
 import StoreSimulator
 

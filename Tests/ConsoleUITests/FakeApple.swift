@@ -1,5 +1,6 @@
 import Foundation
 import PurchaseStore
+import AppStoreAPI
 import ReceiptCore
 
 /// "Apple" for console tests: verifyReceipt answered from a script, never the network.

@@ -1,6 +1,7 @@
 import ConsoleUI
 import Foundation
 import PurchaseStore
+import AppStoreAPI
 import ReceiptCore
 import Testing
 

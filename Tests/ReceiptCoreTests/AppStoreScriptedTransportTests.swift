@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+@testable import AppStoreAPI
 @testable import ReceiptCore
 
 /// A transport that answers from a script and records every request: no network at all.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+@testable import AppStoreAPI
 @testable import ReceiptCore
 
 /// The shared secret may reach Apple's endpoint in the request body and nowhere else: not in an

@@ -1,6 +1,7 @@
 import Foundation
 import StoreSimulator
 import Testing
+@testable import AppStoreAPI
 @testable import ReceiptCore
 
 /// Signed data for the Server API tests, from the StoreSimulator's test authority.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+@testable import AppStoreAPI
 @testable import ReceiptCore
 
 /// A clock tests can move.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+@testable import AppStoreAPI
 @testable import ReceiptCore
 #if canImport(Glibc)
 import Glibc

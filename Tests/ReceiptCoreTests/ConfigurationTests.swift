@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+@testable import AppStoreAPI
 @testable import ReceiptCore
 
 /// Parses `text` as a config from "/etc/rd.json".

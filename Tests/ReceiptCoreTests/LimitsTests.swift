@@ -1,6 +1,7 @@
 import Foundation
 import StoreSimulator
 import Testing
+@testable import AppStoreAPI
 @testable import ReceiptCore
 
 /// Hand-made containers for the limit tests: a SignedData around any payload, certificates and

@@ -1,4 +1,5 @@
 import Foundation
+import AppStoreAPI
 import ReceiptCore
 
 /// Apple, as re-verification reaches it: verifyReceipt, the App Store Server API, or both,

@@ -1,4 +1,5 @@
 import Foundation
+import ReceiptCore
 
 /// A client for the App Store Server API's read endpoints (GET, `Authorization: Bearer <JWT>`):
 ///

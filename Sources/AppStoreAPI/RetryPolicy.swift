@@ -1,4 +1,5 @@
 import Foundation
+import ReceiptCore
 
 /// When and how long to wait before trying a request again: at most `maxAttempts` tries, waits
 /// growing exponentially from `base` and capped at `cap`, each drawn uniformly from zero to that

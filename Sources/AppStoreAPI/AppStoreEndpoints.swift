@@ -1,4 +1,5 @@
 import Foundation
+import ReceiptCore
 
 /// Where the clients send their requests: Apple's four endpoints by default, or any other base
 /// (the StoreSimulator on loopback) laid out the simulator's way.

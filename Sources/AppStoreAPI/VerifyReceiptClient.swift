@@ -1,4 +1,5 @@
 import Foundation
+import ReceiptCore
 
 /// A client for Apple's (deprecated) verifyReceipt endpoints.
 ///

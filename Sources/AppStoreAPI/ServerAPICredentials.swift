@@ -1,4 +1,5 @@
 import Foundation
+import ReceiptCore
 
 /// What the App Store Server API needs to sign its tokens: the key id and issuer id from App Store
 /// Connect, the app's bundle id, and the private key of the `.p8` file (read by the caller from a

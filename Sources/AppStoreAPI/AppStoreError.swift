@@ -1,3 +1,4 @@
+import ReceiptCore
 /// Why a call to Apple (verifyReceipt or the App Store Server API) produced no answer that can be
 /// believed: the network failed, Apple refused, or what came back did not verify.
 ///

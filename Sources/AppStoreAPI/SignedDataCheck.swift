@@ -1,4 +1,5 @@
 import Foundation
+import ReceiptCore
 
 /// A signed transaction from Apple that decoded and verified: ES256 signature, chain to a trusted
 /// root at its `signedDate`, Apple's chain policy, the app's bundle id and the environment of

@@ -1,4 +1,5 @@
 import Foundation
+import ReceiptCore
 
 /// What a client makes of one HTTP answer.
 enum AnswerJudgement<Value> {

@@ -1,4 +1,5 @@
 import Foundation
+import ReceiptCore
 
 /// The bearer token of the App Store Server API: an ES256 JWT signed with the `.p8` key.
 ///

@@ -1,3 +1,4 @@
+import ReceiptCore
 /// An App Store Server API error code, from an error answer's body:
 ///
 ///     HTTP 404  {"errorCode":4040010,"errorMessage":"Transaction id not found."}

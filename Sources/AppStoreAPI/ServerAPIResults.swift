@@ -1,4 +1,5 @@
 import Foundation
+import ReceiptCore
 
 /// Get Transaction Info's answer, verified:
 ///

@@ -1,4 +1,5 @@
 import Foundation
+import ReceiptCore
 
 /// The app's shared secret for verifyReceipt (`password`), read by the caller from a file or the
 /// environment. Its description, debug description and mirror never show it; only the request

@@ -1,4 +1,5 @@
 import Foundation
+import ReceiptCore
 
 /// The seam between the App Store clients and the network: one request in, one complete answer
 /// out. `URLSessionTransport` is the real one; tests inject a scripted fake.

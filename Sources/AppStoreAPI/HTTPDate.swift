@@ -1,4 +1,5 @@
 import Foundation
+import ReceiptCore
 
 /// HTTP-date (RFC 9110 §5.6.7), as `Retry-After` may carry it, in its three historical forms:
 ///

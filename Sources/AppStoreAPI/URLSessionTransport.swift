@@ -1,4 +1,5 @@
 import Foundation
+import ReceiptCore
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif

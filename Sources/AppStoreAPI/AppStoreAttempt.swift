@@ -1,4 +1,5 @@
 import Foundation
+import ReceiptCore
 
 /// One request sent to Apple and what became of it: the record the ledger keeps for every
 /// re-verification (endpoint, environment, status, retries, latency, outcome).

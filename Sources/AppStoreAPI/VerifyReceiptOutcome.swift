@@ -1,4 +1,5 @@
 import Foundation
+import ReceiptCore
 
 /// Apple's final answer to one verifyReceipt call, with how it was reached: the endpoint and
 /// environment that answered last and every attempt on the way (redirections 21007/21008 and
