@@ -35,7 +35,7 @@ extension ConsoleReducer {
             case .escape: state.mode = .browse
             case .enter:
                 state.mode = .browse
-                if let message = state.message, message.kind == .error, !message.text.hasPrefix("live view:") { state.message = nil }
+                clearStaleError(&state)
                 return runCommandLine(&state, field.text)
             default:
                 if field.edit(key) { state.mode = .command(field) }
@@ -85,10 +85,14 @@ extension ConsoleReducer {
         if key == .escape, state.applying != nil { return [.cancelApply] }
         if key == .escape, state.job != nil { return run(&state, .cancel) }
         guard let command = KeyBindings.command(for: key, scopes: state.scopes) else { return [] }
-        // An old error leaves the status line with the next command; one that fails says its
-        // own. A lost live view stays until it is back.
-        if let message = state.message, message.kind == .error, !message.text.hasPrefix("live view:") { state.message = nil }
+        clearStaleError(&state)
         return run(&state, command)
+    }
+
+    /// An old error leaves the status line with the next command; one that fails says its own.
+    /// A lost live view stays until it is back.
+    static func clearStaleError(_ state: inout ConsoleState) {
+        if let message = state.message, message.kind == .error, !message.text.hasPrefix("live view:") { state.message = nil }
     }
 
     /// `:name [argument]`: any command by name; `:filter TEXT` and `:tab NAME` take an argument.

@@ -47,7 +47,7 @@ public final class PurchaseLedger {
 
     /// Fails with `notFound` unless the customer exists.
     func requireCustomer(_ customerId: String) throws {
-        guard try database.queryFirst("SELECT 1 AS found FROM customers WHERE customer_id = ?", [.text(customerId)]) != nil else {
+        guard try customerExists(customerId) else {
             throw StoreError(.notFound, "customer \(customerId) not found: import a receipt for them or add them with `receiptdesk customer add \(customerId)`")
         }
     }
