@@ -1,7 +1,9 @@
 import Foundation
 import ReceiptCore
 
-/// A client for the App Store Server API's read endpoints (GET, `Authorization: Bearer <JWT>`):
+/// A client for the App Store Server API (`Authorization: Bearer <JWT>`). Its read endpoints are
+/// here; the ones that act at Apple (extensions, consumption, notification history, test
+/// notifications, app account tokens) are in `AppStoreServerAPIClient+Actions.swift`:
 ///
 ///     Get Transaction Info          /inApps/v1/transactions/{transactionId}
 ///     Get Transaction History (v2)  /inApps/v2/history/{transactionId}?revision=…
@@ -229,13 +231,21 @@ public struct AppStoreServerAPIClient: Sendable, CustomStringConvertible {
     /// GETs `path` (with `query`) from `environment`'s base; returns the 2xx body.
     private func get(_ path: String, _ environment: Environment, _ loop: inout AttemptLoop,
                      query: [(String, String)] = []) async throws -> [UInt8] {
+        try await send("GET", path, environment, &loop, query: query)
+    }
+
+    /// Sends `method` to `path` (with `query` and a JSON `body`) at `environment`'s base; returns
+    /// the 2xx body (empty for 202 and 204).
+    func send(_ method: String, _ path: String, _ environment: Environment, _ loop: inout AttemptLoop,
+              query: [(String, String)] = [], body: JSONValue? = nil) async throws -> [UInt8] {
         let url = AppStoreEndpoints.join(environment == .sandbox ? sandboxURL : productionURL, path, query: query)
         let target = URLSessionTransport.target(url)
         let token = self.token, timeout = self.timeout
+        let bytes = body.map { Array($0.serialized().utf8) }
         return try await loop.run(environment: environment, endpoint: url, makeRequest: {
-            HTTPRequest(method: "GET", url: url, headers: ["Authorization": "Bearer \(try token.bearer())",
-                                                           "Accept": "application/json", "User-Agent": "receiptdesk"],
-                        timeout: timeout)
+            var headers = ["Authorization": "Bearer \(try token.bearer())", "Accept": "application/json", "User-Agent": "receiptdesk"]
+            if bytes != nil { headers["Content-Type"] = "application/json" }
+            return HTTPRequest(method: method, url: url, headers: headers, body: bytes, timeout: timeout)
         }, judge: { AppStoreServerAPIClient.judge($0, target: target) })
     }
 
@@ -251,7 +261,7 @@ public struct AppStoreServerAPIClient: Sendable, CustomStringConvertible {
         return (verified, rejected)
     }
 
-    private func makeLoop() -> AttemptLoop {
+    func makeLoop() -> AttemptLoop {
         AttemptLoop(transport: transport, retry: retry, monotonic: monotonic, wallClock: clock)
     }
 

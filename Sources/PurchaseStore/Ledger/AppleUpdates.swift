@@ -10,6 +10,8 @@ public struct AppleChange: Sendable, Equatable {
         case refunded
         /// Apple reports a different expiry (a renewal extended it, or it ended early).
         case expiryChanged = "expiry-changed"
+        /// Apple reversed a refund (REFUND_REVERSED): the transaction grants again.
+        case reinstated
     }
     public let kind: Kind
     public let transactionId: String

@@ -62,7 +62,8 @@ extension PurchaseLedger {
             let known = try facts.map(\.transactionId).filter {
                 try database.queryFirst("SELECT 1 AS found FROM transactions WHERE transaction_id = ?", [.text($0)]) != nil
             }
-            let changes = owner == nil ? [] : try applyAppleFacts(facts, customerHint: owner, receiptId: receiptId, now: now)
+            var changes = owner == nil ? [] : try applyAppleFacts(facts, customerHint: owner, receiptId: receiptId, now: now)
+            if type == "REFUND_REVERSED", owner != nil { changes += try reinstate(facts, now: now) }
             // A transaction Apple tells about again without changing it: a repeated arrival.
             let repeated = known.filter { id in !changes.contains { $0.transactionId == id } }
             try recordRepeats(repeated.map { ImportResult.TransactionReport(transactionId: $0, productId: "", outcome: .duplicate) },
@@ -84,6 +85,10 @@ extension PurchaseLedger {
                 """, [.text(uuid), .text(type), .text(notification.subtype), .text(notification.environment.environment.rawValue),
                       .date(notification.signedDate), .integer(receiptId), .text(owner), .text(outcome), .date(now)])
             for customer in Set(changes.map(\.customerId)).sorted() { try refreshEntitlements(customer, now: now) }
+            if owner != nil || facts.isEmpty {  // unmatched: recorded when it is applied again with an owner
+                try recordAppleState(notification, uuid: uuid, customerId: owner, now: now)
+            }
+            try openRefundRequest(notification, uuid: uuid, customerId: owner, now: now)
             try audit(now, operatorName, "notify", owner.map { "customer:\($0)" } ?? "notification:\(uuid)", .object([
                 ("notificationUUID", .string(uuid)), ("type", .string(type)), ("subtype", .string(notification.subtype)),
                 ("outcome", .string(outcome)),
@@ -96,6 +101,24 @@ extension PurchaseLedger {
                                         ? "unmatched: no customer owns this transaction yet; import their receipt, then send the notification again"
                                         : outcome)
         }
+    }
+}
+
+extension PurchaseLedger {
+    /// Apple reversed the refund of these transactions: they are no longer revoked.
+    func reinstate(_ facts: [IncomingTransaction], now: Date) throws -> [AppleChange] {
+        var changes: [AppleChange] = []
+        for fact in facts where fact.revocationDate == nil {
+            guard let row = try database.queryFirst("SELECT customer_id, revocation_date FROM transactions WHERE transaction_id = ?",
+                                                    [.text(fact.transactionId)]), row.date("revocation_date") != nil else { continue }
+            try database.execute("UPDATE transactions SET revocation_date = NULL, updated_by_apple_at = ?, version = version + 1 WHERE transaction_id = ?",
+                                 [.date(now), .text(fact.transactionId)])
+            try database.execute("UPDATE orders SET status = 'paid', version = version + 1 WHERE transaction_id = ? AND status = 'refunded'",
+                                 [.text(fact.transactionId)])
+            changes.append(AppleChange(kind: .reinstated, transactionId: fact.transactionId, customerId: row.string("customer_id") ?? "",
+                                       detail: "refund reversed"))
+        }
+        return changes
     }
 }
 

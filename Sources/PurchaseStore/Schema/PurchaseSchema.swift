@@ -206,5 +206,6 @@ public enum PurchaseSchema {
         },
         SearchSchema.migration,
         HistorySchema.migration,
+        AppleStateSchema.migration,
     ]
 }

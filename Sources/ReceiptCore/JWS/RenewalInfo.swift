@@ -20,6 +20,17 @@ public struct RenewalInfo: Sendable {
     public let recentSubscriptionStartDate: Date?
     public let environment: EnvironmentReading
     public let signedDate: Date?
+    /// 0 the customer has not answered a price increase that needs consent, 1 consented or
+    /// notified of one that does not.
+    public let priceIncreaseStatus: Int64?
+    /// 1 introductory, 2 promotional, 3 offer code, 4 win-back.
+    public let offerType: Int64?
+    public let offerIdentifier: String?
+    /// The price of the next renewal in milliunits of `currency` (1990 → 1.99).
+    public let renewalPrice: Int64?
+    /// ISO 4217 code of `renewalPrice`.
+    public let currency: String?
+    public let appAccountToken: String?
 
     public init(compactJWS: String) throws {
         let jws = try CompactJWS(compact: compactJWS, what: "JWS renewal info")
@@ -40,6 +51,12 @@ public struct RenewalInfo: Sendable {
         recentSubscriptionStartDate = try payload.millisecondsDate("recentSubscriptionStartDate")
         environment = .named(try payload.string("environment"), source: .jwsEnvironment, isSigned: jws != nil)
         signedDate = try payload.millisecondsDate("signedDate")
+        priceIncreaseStatus = try payload.int("priceIncreaseStatus")
+        offerType = try payload.int("offerType")
+        offerIdentifier = try payload.string("offerIdentifier")
+        renewalPrice = try payload.int("renewalPrice")
+        currency = try payload.string("currency")
+        appAccountToken = try payload.string("appAccountToken")
     }
 }
 

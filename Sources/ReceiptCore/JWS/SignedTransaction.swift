@@ -21,6 +21,10 @@ public struct SignedTransaction: Sendable {
     public let currency: String?
     public let offerType: Int64?
     public let subscriptionGroupIdentifier: String?
+    /// The offer's identifier (promotional offer, offer code, win-back), when one applied.
+    public let offerIdentifier: String?
+    /// Apple's storefront id ("143441").
+    public let storefrontId: String?
 
     /// Parses and decodes a compact JWS (signature not checked here: see `JWSVerifier`).
     public init(compactJWS: String) throws {
@@ -60,5 +64,7 @@ public struct SignedTransaction: Sendable {
         currency = try payload.string("currency")
         self.offerType = offerType
         subscriptionGroupIdentifier = try payload.string("subscriptionGroupIdentifier")
+        offerIdentifier = try payload.string("offerIdentifier")
+        storefrontId = try payload.string("storefrontId")
     }
 }

@@ -1,0 +1,192 @@
+import AppStoreAPI
+import Foundation
+import ReceiptCore
+
+/// Acting at Apple for the support team, through the App Store Server API, each action recorded
+/// and audited in the ledger. The command line and the console call these; nothing else in
+/// PurchaseStore's callers talks to Apple for them.
+///
+/// Order of writes: what must survive a lost answer is written before Apple is asked (an
+/// extension's request identifier), Apple's answer after; a refusal is recorded and thrown.
+public struct AppleActions: Sendable {
+    public let ledger: LedgerLock
+    public let client: AppStoreServerAPIClient
+
+    public init(ledger: LedgerLock, client: AppStoreServerAPIClient) {
+        self.ledger = ledger
+        self.client = client
+    }
+
+    // MARK: Subscription state
+
+    /// Asks Get All Subscription Statuses for each of the customer's Apple environments and
+    /// applies the verified answer. Problems of one environment are reported, not thrown, when
+    /// another answered.
+    public func refreshSubscriptions(customerId: String, operatorName: String) async throws -> (states: [SubscriptionState], changes: [AppleChange], problems: [String]) {
+        let anchors = try ledger.run { try $0.subscriptionAnchors(of: customerId) }
+        guard !anchors.isEmpty else {
+            throw StoreError(.notFound, "customer \(customerId) has no auto-renewable subscription in the ledger to ask Apple about")
+        }
+        var changes: [AppleChange] = [], problems: [String] = []
+        var states: [SubscriptionState] = []
+        var answered = false
+        for anchor in anchors {
+            do {
+                let answer = try await client.subscriptionStatuses(anchor.transactionId, environment: anchor.environment)
+                let result = try ledger.run { try $0.applySubscriptionStatuses(answer, customerId: customerId, operatorName: operatorName) }
+                states = result.states
+                changes += result.changes
+                problems += answer.rejected.map { "not believed: \($0)" }
+                answered = true
+            } catch let error as AppStoreError {
+                if anchors.count == 1 { throw error }
+                problems.append("\(anchor.environment.rawValue): \(error.reason)")
+            }
+        }
+        if !answered, let first = problems.first { throw StoreError(.notVerified, first) }
+        return (states, changes, problems)
+    }
+
+    // MARK: Extensions
+
+    /// Extends one subscription as planned (`PurchaseLedger.planRenewalExtension`), then reads its
+    /// state back from Apple (signed) so the ledger shows the new expiry.
+    public func extendRenewal(_ plan: RenewalExtensionPlan, reason: String, operatorName: String) async throws -> RenewalExtensionOutcome {
+        try ledger.run { try $0.recordExtensionRequested(plan, reason: reason, operatorName: operatorName) }
+        let answer: RenewalExtensionAnswer
+        do {
+            answer = try await client.extendRenewalDate(originalTransactionId: plan.originalTransactionId, days: plan.days,
+                                                        reason: plan.reasonCode, requestIdentifier: plan.requestIdentifier,
+                                                        environment: plan.environment)
+        } catch let error as AppStoreError where error.apiError != nil && !error.isTemporary {
+            try ledger.run { try $0.recordExtensionAnswer(plan, effectiveDate: nil, refusal: error.apiError?.description ?? error.reason,
+                                                          reason: reason, operatorName: operatorName, attempts: error.attempts.count) }
+            throw error
+        }
+        guard answer.success else {
+            try ledger.run { try $0.recordExtensionAnswer(plan, effectiveDate: nil, refusal: "Apple answered success: false", reason: reason,
+                                                          operatorName: operatorName, attempts: answer.attempts.count) }
+            throw StoreError(.notVerified, "Apple did not extend \(plan.originalTransactionId) (success: false)")
+        }
+        try ledger.run { try $0.recordExtensionAnswer(plan, effectiveDate: answer.effectiveDate, refusal: nil, reason: reason,
+                                                      operatorName: operatorName, attempts: answer.attempts.count) }
+        do {
+            let refreshed = try await refreshSubscriptions(customerId: plan.customerId, operatorName: operatorName)
+            let state = refreshed.states.first { $0.originalTransactionId == plan.originalTransactionId }
+            return RenewalExtensionOutcome(plan: plan, effectiveDate: answer.effectiveDate, state: state, refreshProblem: nil)
+        } catch {
+            return RenewalExtensionOutcome(plan: plan, effectiveDate: answer.effectiveDate, state: nil,
+                                           refreshProblem: "extended, but reading the new state back failed: \(error)")
+        }
+    }
+
+    /// Asks Apple to extend every eligible subscriber of a product; returns the stored request.
+    public func massExtend(_ plan: MassExtensionPlan, reason: String, operatorName: String) async throws -> MassExtensionRecord {
+        try ledger.run { try $0.recordMassExtensionRequested(plan, reason: reason, operatorName: operatorName) }
+        do {
+            _ = try await client.massExtendRenewalDate(productId: plan.productId, days: plan.days, reason: plan.reasonCode,
+                                                       requestIdentifier: plan.requestIdentifier,
+                                                       storefrontCountryCodes: plan.storefronts, environment: plan.environment)
+        } catch let error as AppStoreError where error.apiError != nil && !error.isTemporary {
+            try ledger.run { try $0.recordMassExtensionRefused(plan.requestIdentifier, why: error.apiError?.description ?? error.reason,
+                                                               operatorName: operatorName) }
+            throw error
+        }
+        guard let record = try ledger.run({ try $0.massExtension(plan.requestIdentifier) }) else {
+            throw StoreError(.sql, "the mass extension just stored is not there")
+        }
+        return record
+    }
+
+    /// Polls a mass extension until Apple says it is complete (at most `maxPolls` times,
+    /// `interval` apart), reporting each answer to `progress`.
+    public func pollMassExtension(_ requestIdentifier: String, operatorName: String, interval: Duration = .seconds(5), maxPolls: Int = 120,
+                                  progress: @Sendable (MassExtensionRecord) -> Void = { _ in }) async throws -> MassExtensionRecord {
+        guard let stored = try ledger.run({ try $0.massExtension(requestIdentifier) }) else {
+            throw StoreError(.notFound, "mass extension \(requestIdentifier) is not in the ledger: `receiptdesk subscription mass-status` lists them")
+        }
+        let environment: Environment = stored.environment == Environment.sandbox.rawValue ? .sandbox : .production
+        var record = stored
+        for poll in 0..<max(1, maxPolls) {
+            if poll > 0 { try await Task.sleep(for: interval) }
+            let status = try await client.massExtensionStatus(productId: stored.productId, requestIdentifier: stored.requestIdentifier,
+                                                              environment: environment)
+            record = try ledger.run { try $0.recordMassExtensionStatus(status, operatorName: operatorName) }
+            progress(record)
+            if status.complete { return record }
+        }
+        return record
+    }
+
+    // MARK: Refund requests
+
+    /// Sends consumption information for an open refund request, then marks it sent (audited).
+    public func sendConsumption(requestId: Int64, _ information: ConsumptionInformation, reason: String, operatorName: String) async throws -> RefundRequest {
+        let request = try ledger.run { try $0.refundRequest(requestId) }
+        guard request.status == .open else {
+            throw StoreError(.invalidInput, "refund request #\(requestId) is \(request.status.rawValue), not open: nothing to send")
+        }
+        try Validate.reason(reason)
+        let environment: Environment = request.environment == Environment.sandbox.rawValue ? .sandbox : .production
+        let attempts = try await client.sendConsumptionInformation(transactionId: request.transactionId, information, environment: environment)
+        try ledger.run { ledger in
+            try ledger.markConsumptionSent(request, information, reason: reason, operatorName: operatorName, attempts: attempts, now: ledger.clock())
+        }
+        return try ledger.run { try $0.refundRequest(requestId) }
+    }
+
+    // MARK: Notifications
+
+    /// Fetches what Apple sent over a period, page by page, applying each notification once per
+    /// notificationUUID; the paging token is stored after every page, so running it again for the
+    /// same period resumes an interrupted fetch.
+    public func fetchNotificationHistory(start: Date, end: Date, environment: Environment, operatorName: String,
+                                         progress: @Sendable (NotificationFetch) -> Void = { _ in }) async throws -> (fetch: NotificationFetch, problems: [String]) {
+        var fetch = try ledger.run { try $0.beginNotificationFetch(start: start, end: end, environment: environment, operatorName: operatorName) }
+        let query = NotificationHistoryQuery(startDate: start, endDate: end)
+        var problems: [String] = []
+        var token = fetch.nextToken
+        repeat {
+            let page = try await client.notificationHistory(query, paginationToken: token, environment: environment)
+            var applied = 0
+            for item in page.items {
+                do {
+                    let result = try ledger.run { try $0.applyNotification(Array(item.signedPayload.utf8), operatorName: operatorName) }
+                    if result.applied { applied += 1 }
+                } catch {
+                    problems.append("a notification in the history was not applied: \(error)")
+                }
+            }
+            token = page.paginationToken
+            fetch = try ledger.run { try $0.recordNotificationPage(fetch.fetchId, nextToken: token, seen: page.items.count, applied: applied,
+                                                                   operatorName: operatorName) }
+            progress(fetch)
+        } while token != nil
+        return (fetch, problems)
+    }
+
+    /// Asks Apple for a TEST notification; returns its token (stored, audited).
+    public func requestTestNotification(environment: Environment, operatorName: String) async throws -> String {
+        let (token, _) = try await client.requestTestNotification(environment: environment)
+        try ledger.run { try $0.recordTestNotification(token: token, environment: environment, operatorName: operatorName) }
+        return token
+    }
+
+    /// How the test notification `token` was delivered.
+    public func testNotificationStatus(token: String, environment: Environment) async throws -> TestNotificationStatus {
+        let status = try await client.testNotificationStatus(token: token, environment: environment)
+        try ledger.run { try $0.recordTestNotificationResult(token: token, result: status.lastResult) }
+        return status
+    }
+
+    // MARK: Tokens
+
+    /// Sets the app account token at Apple, then in the ledger (audited).
+    public func setAppAccountToken(_ plan: AppAccountTokenPlan, reason: String, operatorName: String) async throws {
+        try Validate.reason(reason)
+        try Validate.operatorName(operatorName)
+        let attempts = try await client.setAppAccountToken(originalTransactionId: plan.originalTransactionId, token: plan.token,
+                                                           environment: plan.environment)
+        try ledger.run { try $0.recordAppAccountToken(plan, reason: reason, operatorName: operatorName, attempts: attempts.count) }
+    }
+}

@@ -1,0 +1,86 @@
+import AppStoreAPI
+import Foundation
+import ReceiptCore
+
+/// Consumption information filled from what the ledger knows, each field with where its value
+/// came from, for the operator to review (and change) before it is sent.
+public struct ConsumptionDraft: Sendable {
+    public let request: RefundRequest
+    public var information: ConsumptionInformation
+    /// Field name → why it has its value ("the subscription period ended 2026-11-30").
+    public let sources: [String: String]
+
+    /// The review, one field a line: "consumptionStatus 3 fully consumed — the period ended …".
+    public var lines: [String] {
+        var out = ["Refund request #\(request.requestId): \(request.productId ?? "?") transaction \(request.transactionId) of \(request.customerId ?? "no known customer")",
+                   "customerConsented \(information.customerConsented) — \(information.customerConsented ? "the operator confirmed it" : "not confirmed: Apple refuses the information without it")"]
+        for field in information.codedFields {
+            out.append("\(field.name) \(field.value) \(field.meaning) — \(sources[field.name] ?? "as given")")
+        }
+        out.append("sampleContentProvided \(information.sampleContentProvided) — \(sources["sampleContentProvided"] ?? "as given")")
+        out.append("appAccountToken \(information.appAccountToken.isEmpty ? "(none)" : information.appAccountToken) — \(sources["appAccountToken"] ?? "as given")")
+        return out
+    }
+}
+
+extension PurchaseLedger {
+    /// The draft for refund request `requestId`: consent and refund preference are the operator's
+    /// to give; the rest comes from the ledger (undeclared where it knows nothing).
+    public func consumptionDraft(_ requestId: Int64) throws -> ConsumptionDraft {
+        let request = try refundRequest(requestId)
+        let now = clock()
+        var sources: [String: String] = [:]
+        let transaction = try database.queryFirst("SELECT * FROM transactions WHERE transaction_id = ?", [.text(request.transactionId)])
+        // How much was consumed.
+        var consumption = 0
+        let type = transaction?.string("product_type")
+        if type == ProductType.autoRenewable.rawValue, let start = transaction?.date("purchase_date"), let end = transaction?.date("expires_date") {
+            consumption = now >= end ? 3 : now > start ? 2 : 1
+            sources["consumptionStatus"] = now >= end ? "the paid period ended \(SubscriptionStory.utcDay(end))"
+                : "the paid period \(SubscriptionStory.utcDay(start))–\(SubscriptionStory.utcDay(end)) is under way"
+        } else {
+            sources["consumptionStatus"] = transaction == nil ? "the ledger does not hold this transaction"
+                : "the ledger does not know how much of a \(type ?? "purchase") was used"
+        }
+        // Delivery: the ledger granted what the purchase gives.
+        var delivery = 5
+        if let transaction {
+            let granted = try database.queryFirst("SELECT 1 AS found FROM entitlements WHERE transaction_id = ? LIMIT 1",
+                                                   [.text(request.transactionId)]) != nil
+            let revoked = transaction.date("revocation_date") != nil
+            delivery = granted || revoked ? 0 : 5
+            sources["deliveryStatus"] = granted ? "the ledger granted its entitlement" : revoked ? "delivered, since revoked"
+                : "the ledger granted nothing for it (no catalogue entitlement)"
+        } else {
+            sources["deliveryStatus"] = "the ledger does not hold this transaction"
+        }
+        // Account age from when the customer first appeared.
+        var tenure = 0
+        if let customer = request.customerId,
+           let created = try database.queryFirst("SELECT created_at FROM customers WHERE customer_id = ?", [.text(customer)])?.date("created_at") {
+            let days = now.timeIntervalSince(created) / 86_400
+            tenure = ConsumptionInformation.tenureBand(days: days)
+            sources["accountTenure"] = "customer since \(SubscriptionStory.utcDay(created)) (\(Int(days)) days)"
+        } else {
+            sources["accountTenure"] = "no customer in the ledger"
+        }
+        let refunds = request.customerId.flatMap { customer in
+            try? database.queryFirst("SELECT COUNT(*) AS n FROM transactions WHERE customer_id = ? AND revocation_date IS NOT NULL",
+                                     [.text(customer)])?.int("n")
+        } ?? 0
+        sources["lifetimeDollarsRefunded"] = "the ledger keeps no prices for every purchase (\(refunds) refunded transaction\(refunds == 1 ? "" : "s"))"
+        sources["lifetimeDollarsPurchased"] = "the ledger keeps no prices for every purchase"
+        sources["playTime"] = "the ledger does not know time spent in the app"
+        sources["platform"] = "bought through the App Store"
+        sources["userStatus"] = request.customerId == nil ? "no customer in the ledger" : "the customer's account is active here"
+        sources["refundPreference"] = "the operator's choice"
+        sources["sampleContentProvided"] = "the operator's choice"
+        let token = transaction?.string("app_account_token").flatMap { UUID(uuidString: $0) }?.uuidString.lowercased() ?? ""
+        sources["appAccountToken"] = token.isEmpty ? "the purchase carries no UUID token" : "the purchase's token"
+        let information = ConsumptionInformation(
+            customerConsented: false, consumptionStatus: consumption, platform: 1, sampleContentProvided: false, deliveryStatus: delivery,
+            appAccountToken: token, accountTenure: tenure, playTime: 0, lifetimeDollarsRefunded: 0, lifetimeDollarsPurchased: 0,
+            userStatus: request.customerId == nil ? 0 : 1, refundPreference: 0)
+        return ConsumptionDraft(request: request, information: information, sources: sources)
+    }
+}

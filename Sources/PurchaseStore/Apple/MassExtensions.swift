@@ -1,0 +1,158 @@
+import AppStoreAPI
+import Foundation
+import ReceiptCore
+
+/// A renewal extension for every active subscriber of a product (after an outage), as asked of
+/// Apple and as Apple reports its progress (table `mass_extensions`).
+public struct MassExtensionRecord: Sendable, Equatable {
+    public let requestIdentifier: String
+    public let productId: String
+    public let environment: String
+    public let days: Int64
+    public let reasonCode: Int64
+    public let storefronts: [String]
+    public let requestedAt: Date?
+    public let operatorName: String
+    public let reason: String
+    /// "requested", "complete" or "refused".
+    public let status: String
+    public let succeeded: Int64
+    public let failed: Int64
+    public let completedAt: Date?
+    public let checkedAt: Date?
+
+    /// "complete: 30 extended, 2 failed", "in progress: 12 extended so far", "refused: …".
+    public var progress: String {
+        switch status {
+        case "complete": return "complete: \(succeeded) extended, \(failed) failed"
+        case "refused": return "refused by Apple"
+        default: return checkedAt == nil ? "requested, not checked yet" : "in progress: \(succeeded) extended, \(failed) failed so far"
+        }
+    }
+}
+
+/// What a mass extension would cover, as far as the ledger knows.
+public struct MassExtensionPlan: Sendable {
+    public let productId: String
+    public let environment: Environment
+    public let days: Int
+    public let reasonCode: ExtendReasonCode
+    public let storefronts: [String]
+    /// Active subscribers of the product the ledger knows (Apple decides who is eligible).
+    public let knownActiveSubscribers: Int
+    public let requestIdentifier: String
+
+    public var lines: [String] {
+        ["Extend every active subscriber of \(productId) (\(environment.rawValue.lowercased())) by \(days) day\(days == 1 ? "" : "s")",
+         "Apple's reason code \(reasonCode.rawValue): \(reasonCode.words)",
+         "storefronts: \(storefronts.isEmpty ? "all" : storefronts.joined(separator: ", "))",
+         "active subscribers in this ledger: \(knownActiveSubscribers) (Apple decides who is eligible; those already extended twice this year fail)",
+         "request \(requestIdentifier); Apple works through it over time: progress is polled"]
+    }
+}
+
+extension PurchaseLedger {
+    /// Checks a mass extension: the product must be an auto-renewable one of the catalogue, 1–90 days.
+    public func planMassExtension(productId: String, days: Int, reasonCode: ExtendReasonCode, storefronts: [String],
+                                  environment: Environment) throws -> MassExtensionPlan {
+        guard (1...AppStoreServerAPIClient.maxExtensionDays).contains(days) else {
+            throw StoreError(.invalidInput, "Apple extends a renewal date by 1–\(AppStoreServerAPIClient.maxExtensionDays) days at a time; \(days) is not")
+        }
+        guard environment == .production || environment == .sandbox else {
+            throw StoreError(.invalidInput, "a mass extension is for production or sandbox, not \(environment.rawValue)")
+        }
+        guard let product = configuration.products[productId] else {
+            throw StoreError(.invalidInput, "product \(productId) is not in the config's catalogue")
+        }
+        guard product.type == .autoRenewable else {
+            throw StoreError(.invalidInput, "product \(productId) is \(product.type.rawValue), not an auto-renewable subscription")
+        }
+        for code in storefronts where !(code.count == 3 && code.allSatisfy({ $0.isASCII && $0.isUppercase })) {
+            throw StoreError(.invalidInput, "storefront '\(code.prefix(20))' is not a three-letter country code such as USA")
+        }
+        let now = clock()
+        let count = try database.queryFirst("""
+            SELECT COUNT(DISTINCT COALESCE(original_transaction_id, transaction_id)) AS n FROM transactions
+            WHERE product_id = ? AND environment = ? AND expires_date > ? AND revocation_date IS NULL
+            """, [.text(productId), .text(environment.rawValue), .date(now)])?.int("n") ?? 0
+        return MassExtensionPlan(productId: productId, environment: environment, days: days, reasonCode: reasonCode,
+                                 storefronts: storefronts, knownActiveSubscribers: Int(count), requestIdentifier: UUID().uuidString.lowercased())
+    }
+
+    /// Writes the mass extension before Apple is asked (status "requested").
+    func recordMassExtensionRequested(_ plan: MassExtensionPlan, reason: String, operatorName: String) throws {
+        try Validate.reason(reason)
+        try Validate.operatorName(operatorName)
+        let now = clock()
+        try database.writeTransaction {
+            try database.execute("""
+                INSERT INTO mass_extensions (request_identifier, product_id, environment, days, reason_code, storefronts, requested_at,
+                                             operator, reason, status)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'requested')
+                """, [.text(plan.requestIdentifier), .text(plan.productId), .text(plan.environment.rawValue), .integer(Int64(plan.days)),
+                      .integer(Int64(plan.reasonCode.rawValue)), .text(plan.storefronts.joined(separator: ",")), .date(now),
+                      .text(operatorName), .text(reason)])
+            try audit(now, operatorName, "apple-mass-extend", "product:\(plan.productId)", .object([
+                ("requestIdentifier", .string(plan.requestIdentifier)), ("environment", .string(plan.environment.rawValue)),
+                ("days", .int(Int64(plan.days))), ("reasonCode", .int(Int64(plan.reasonCode.rawValue))),
+                ("storefronts", .array(plan.storefronts.map { .string($0) })), ("reason", .string(reason)),
+            ]))
+        }
+    }
+
+    /// Records Apple's refusal of a mass extension request, audited.
+    func recordMassExtensionRefused(_ requestIdentifier: String, why: String, operatorName: String) throws {
+        let now = clock()
+        try database.writeTransaction {
+            try database.execute("UPDATE mass_extensions SET status = 'refused', checked_at = ? WHERE request_identifier = ?",
+                                 [.date(now), .text(requestIdentifier)])
+            try audit(now, operatorName, "apple-mass-extend", "request:\(requestIdentifier)", .object([
+                ("outcome", .string("refused: \(why)")),
+            ]))
+        }
+    }
+
+    /// Records a status answer; the completion is audited once.
+    func recordMassExtensionStatus(_ status: MassExtensionStatus, operatorName: String) throws -> MassExtensionRecord {
+        let now = clock()
+        return try database.writeTransaction {
+            guard let before = try massExtension(status.requestIdentifier) else {
+                throw StoreError(.notFound, "mass extension \(status.requestIdentifier) is not in the ledger")
+            }
+            try database.execute("""
+                UPDATE mass_extensions SET status = ?, succeeded = ?, failed = ?, completed_at = ?, checked_at = ? WHERE request_identifier = ?
+                """, [.text(status.complete ? "complete" : before.status == "refused" ? "refused" : "requested"), .integer(status.succeededCount),
+                      .integer(status.failedCount), .date(status.completeDate ?? (status.complete ? now : nil)), .date(now),
+                      .text(status.requestIdentifier)])
+            if status.complete, before.status != "complete" {
+                try audit(now, operatorName, "apple-mass-extend-done", "product:\(before.productId)", .object([
+                    ("requestIdentifier", .string(status.requestIdentifier)), ("succeeded", .int(status.succeededCount)),
+                    ("failed", .int(status.failedCount)),
+                ]))
+            }
+            guard let after = try massExtension(status.requestIdentifier) else { throw StoreError(.sql, "mass extension row vanished") }
+            return after
+        }
+    }
+
+    /// One mass extension by request identifier.
+    public func massExtension(_ requestIdentifier: String) throws -> MassExtensionRecord? {
+        try database.queryFirst("SELECT * FROM mass_extensions WHERE request_identifier = ?", [.text(requestIdentifier.lowercased())])
+            .map(Self.massExtensionRecord)
+    }
+
+    /// Every mass extension, newest first.
+    public func massExtensions(limit: Int = 100) throws -> [MassExtensionRecord] {
+        try database.query("SELECT * FROM mass_extensions ORDER BY requested_at DESC LIMIT ?", [.integer(Int64(max(1, limit)))])
+            .map(Self.massExtensionRecord)
+    }
+
+    static func massExtensionRecord(_ row: SQLRow) -> MassExtensionRecord {
+        MassExtensionRecord(requestIdentifier: row.string("request_identifier") ?? "", productId: row.string("product_id") ?? "",
+                            environment: row.string("environment") ?? "", days: row.int("days") ?? 0, reasonCode: row.int("reason_code") ?? 0,
+                            storefronts: (row.string("storefronts") ?? "").split(separator: ",").map(String.init),
+                            requestedAt: row.date("requested_at"), operatorName: row.string("operator") ?? "", reason: row.string("reason") ?? "",
+                            status: row.string("status") ?? "", succeeded: row.int("succeeded") ?? 0, failed: row.int("failed") ?? 0,
+                            completedAt: row.date("completed_at"), checkedAt: row.date("checked_at"))
+    }
+}

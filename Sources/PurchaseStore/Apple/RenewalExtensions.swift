@@ -1,0 +1,149 @@
+import AppStoreAPI
+import Foundation
+import ReceiptCore
+
+/// What extending one subscription's renewal date would do, checked against Apple's rules before
+/// anything is asked: 1–90 days, at most two extensions in 365 days, an active subscription.
+public struct RenewalExtensionPlan: Sendable {
+    public let originalTransactionId: String
+    public let customerId: String
+    public let productId: String
+    public let environment: Environment
+    public let days: Int
+    public let reasonCode: ExtendReasonCode
+    /// The expiry the ledger knows now (signed by Apple), and that expiry plus `days`.
+    public let currentExpiry: Date?
+    public let expectedExpiry: Date?
+    /// Extensions asked in the last 365 days (pending ones included).
+    public let extensionsThisYear: [Date]
+    /// The request identifier sent: a new UUID, or the one of an extension whose answer never
+    /// arrived (Apple applies a request identifier once, so asking again is safe).
+    public let requestIdentifier: String
+    /// True when this retries an extension whose answer never arrived.
+    public let isRetry: Bool
+
+    /// The preview, one fact a line.
+    public var lines: [String] {
+        let day = SubscriptionStory.utcDay
+        var out = ["Extend \(productId) of \(customerId) (original \(originalTransactionId), \(environment.rawValue.lowercased())) by \(days) day\(days == 1 ? "" : "s")",
+                   "Apple's reason code \(reasonCode.rawValue): \(reasonCode.words)",
+                   "expires \(currentExpiry.map(day) ?? "?") → about \(expectedExpiry.map(day) ?? "?") (Apple answers the exact date)",
+                   "extensions in the last 365 days: \(extensionsThisYear.count) of \(AppStoreServerAPIClient.maxExtensionsPerYear)"]
+        if isRetry { out.append("retries the earlier request \(requestIdentifier), whose answer never arrived") }
+        out.append("Apple emails the customer their new renewal date; an extension cannot be undone")
+        return out
+    }
+}
+
+/// What one extension came to.
+public struct RenewalExtensionOutcome: Sendable {
+    public let plan: RenewalExtensionPlan
+    public let effectiveDate: Date?
+    /// The subscription as Apple reports it after the extension (nil when the follow-up look-up failed).
+    public let state: SubscriptionState?
+    /// Why the follow-up look-up failed, when it did.
+    public let refreshProblem: String?
+}
+
+extension PurchaseLedger {
+    /// Checks an extension of `days` for the subscription `original` against Apple's rules and
+    /// what the ledger knows; throws a one-line `StoreError` naming the rule it breaks.
+    public func planRenewalExtension(original: String, days: Int, reasonCode: ExtendReasonCode) throws -> RenewalExtensionPlan {
+        let now = clock()
+        guard (1...AppStoreServerAPIClient.maxExtensionDays).contains(days) else {
+            throw StoreError(.invalidInput, "Apple extends a renewal date by 1–\(AppStoreServerAPIClient.maxExtensionDays) days at a time; \(days) is not")
+        }
+        guard let row = try database.queryFirst("""
+            SELECT customer_id, product_id, product_type, environment, original_transaction_id FROM transactions
+            WHERE original_transaction_id = ? OR transaction_id = ? ORDER BY purchase_date DESC LIMIT 1
+            """, [.text(original), .text(original)]) else {
+            throw StoreError(.notFound, "no transaction \(original) in the ledger: give the subscription's original transaction id")
+        }
+        guard row.string("product_type") == ProductType.autoRenewable.rawValue else {
+            throw StoreError(.invalidInput, "\(original) is a \(row.string("product_type") ?? "purchase") of \(row.string("product_id") ?? "?"), not an auto-renewable subscription: only those can be extended")
+        }
+        let originalId = row.string("original_transaction_id") ?? original
+        let environment = Environment(rawValue: row.string("environment") ?? "") ?? .unknown
+        guard environment == .production || environment == .sandbox else {
+            throw StoreError(.invalidInput, "subscription \(originalId) is from \(environment.rawValue): Apple extends only production and sandbox subscriptions")
+        }
+        let state = try subscriptionState(original: originalId)
+        let expiry = try database.queryFirst("""
+            SELECT MAX(expires_date) AS expiry FROM transactions WHERE original_transaction_id = ? OR transaction_id = ?
+            """, [.text(originalId), .text(originalId)])?.date("expiry")
+        let current = [state?.expiresDate, expiry].compactMap { $0 }.max()
+        if let status = state?.status, status != 1, status != 4 {
+            throw StoreError(.invalidInput, "subscription \(originalId) is \(state?.statusName ?? "not active") (Apple, \(state?.source ?? "")): Apple extends only active subscriptions")
+        }
+        if state == nil, let current, current <= now {
+            throw StoreError(.invalidInput, "subscription \(originalId) expired \(StoreDates.format(current)): Apple extends only active subscriptions")
+        }
+        let recent = try database.query("""
+            SELECT requested_at, outcome, request_identifier, days FROM renewal_extensions
+            WHERE original_transaction_id = ? AND requested_at > ? AND outcome IN ('pending', 'extended') ORDER BY requested_at
+            """, [.text(originalId), .date(now.addingTimeInterval(-365 * 86_400))])
+        let pending = recent.first { $0.string("outcome") == "pending" }
+        if pending == nil, recent.count >= AppStoreServerAPIClient.maxExtensionsPerYear {
+            let dates = recent.compactMap { $0.date("requested_at") }.map(SubscriptionStory.utcDay).joined(separator: " and ")
+            throw StoreError(.invalidInput, "subscription \(originalId) was already extended twice in the last 365 days (\(dates)): Apple allows at most \(AppStoreServerAPIClient.maxExtensionsPerYear)")
+        }
+        let planDays = pending.flatMap { $0.int("days") }.map(Int.init) ?? days
+        return RenewalExtensionPlan(originalTransactionId: originalId, customerId: row.string("customer_id") ?? "",
+                                    productId: row.string("product_id") ?? "", environment: environment, days: planDays,
+                                    reasonCode: reasonCode, currentExpiry: current,
+                                    expectedExpiry: current.map { $0.addingTimeInterval(Double(planDays) * 86_400) },
+                                    extensionsThisYear: recent.compactMap { $0.date("requested_at") },
+                                    requestIdentifier: pending?.string("request_identifier") ?? UUID().uuidString.lowercased(),
+                                    isRetry: pending != nil)
+    }
+
+    /// Writes the extension as pending before Apple is asked, so an answer lost on the way is
+    /// retried with the same request identifier.
+    func recordExtensionRequested(_ plan: RenewalExtensionPlan, reason: String, operatorName: String) throws {
+        try Validate.reason(reason)
+        try Validate.operatorName(operatorName)
+        let now = clock()
+        try database.writeTransaction {
+            try database.execute("""
+                INSERT INTO renewal_extensions (request_identifier, original_transaction_id, customer_id, days, reason_code, requested_at,
+                                                operator, reason, outcome)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending')
+                ON CONFLICT (request_identifier) DO NOTHING
+                """, [.text(plan.requestIdentifier), .text(plan.originalTransactionId), .text(plan.customerId), .integer(Int64(plan.days)),
+                      .integer(Int64(plan.reasonCode.rawValue)), .date(now), .text(operatorName), .text(reason)])
+        }
+    }
+
+    /// Records Apple's answer to an extension (`effectiveDate` on success, `refusal` otherwise), audited.
+    func recordExtensionAnswer(_ plan: RenewalExtensionPlan, effectiveDate: Date?, refusal: String?, reason: String,
+                               operatorName: String, attempts: Int) throws {
+        let now = clock()
+        try database.writeTransaction {
+            let outcome = refusal.map { "refused: \($0)" } ?? "extended"
+            try database.execute("UPDATE renewal_extensions SET outcome = ?, effective_date = ? WHERE request_identifier = ?",
+                                 [.text(outcome), .date(effectiveDate), .text(plan.requestIdentifier)])
+            if refusal == nil {
+                try addSubscriptionEvent(original: plan.originalTransactionId, customerId: plan.customerId, transactionId: nil,
+                                         kind: "extended", type: nil, subtype: nil, at: now,
+                                         detail: "extended by \(plan.days) days (\(plan.reasonCode.words)) to \(effectiveDate.map(SubscriptionStory.utcDay) ?? "?") by \(operatorName): \(reason)",
+                                         source: "extension \(plan.requestIdentifier)")
+            }
+            try audit(now, operatorName, "apple-extend", "customer:\(plan.customerId)", .object([
+                ("originalTransactionId", .string(plan.originalTransactionId)), ("days", .int(Int64(plan.days))),
+                ("reasonCode", .int(Int64(plan.reasonCode.rawValue))), ("requestIdentifier", .string(plan.requestIdentifier)),
+                ("outcome", .string(outcome)), ("effectiveDate", .string(effectiveDate.map(StoreDates.format))),
+                ("reason", .string(reason)), ("attempts", .int(Int64(attempts))),
+            ]))
+        }
+    }
+
+    /// Extensions of a customer's subscriptions, newest first.
+    public func renewalExtensions(of customerId: String) throws -> [(original: String, days: Int64, requestedAt: Date?, outcome: String, by: String)] {
+        try database.query("""
+            SELECT * FROM renewal_extensions WHERE customer_id = ? ORDER BY requested_at DESC, extension_id DESC
+            """, [.text(customerId)]).map {
+            ($0.string("original_transaction_id") ?? "", $0.int("days") ?? 0, $0.date("requested_at"), $0.string("outcome") ?? "",
+             $0.string("operator") ?? "")
+        }
+    }
+}

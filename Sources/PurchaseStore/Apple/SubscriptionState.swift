@@ -1,0 +1,134 @@
+import Foundation
+import ReceiptCore
+
+/// One subscription's latest state as Apple reported it (table `subscription_states`): from an App
+/// Store Server Notification or from Get All Subscription Statuses, both signed by Apple. Every
+/// value here came from a verified signed payload; `source` says which.
+public struct SubscriptionState: Sendable, Equatable {
+    public var originalTransactionId: String
+    public var customerId: String?
+    public var environment: String
+    public var subscriptionGroup: String?
+    public var productId: String?
+    /// Apple's status: 1 active, 2 expired, 3 billing retry, 4 billing grace period, 5 revoked.
+    public var status: Int64?
+    /// Whether it renews; nil when Apple has not said.
+    public var autoRenew: Bool?
+    /// The product the next renewal is for.
+    public var autoRenewProductId: String?
+    /// Why it expired: 1 customer cancelled, 2 billing error, 3 price increase not consented,
+    /// 4 product not for sale, 5 other.
+    public var expirationIntent: Int64?
+    public var expiresDate: Date?
+    public var renewalDate: Date?
+    public var gracePeriodExpiresDate: Date?
+    public var inBillingRetry: Bool?
+    /// When the current billing retry began (the end of the last paid period).
+    public var billingRetrySince: Date?
+    /// 0 awaiting the customer's consent to a price increase, 1 consented (or needs none).
+    public var priceIncreaseStatus: Int64?
+    public var offerType: Int64?
+    public var offerIdentifier: String?
+    /// The last transaction's price, in milliunits of `currency`.
+    public var price: Int64?
+    /// The next renewal's price, in milliunits of `currency`.
+    public var renewalPrice: Int64?
+    public var currency: String?
+    public var storefront: String?
+    public var revocationDate: Date?
+    /// 0 another reason, 1 an issue with the purchase.
+    public var revocationReason: Int64?
+    /// How many refunds Apple reported for this subscription.
+    public var refundCount: Int64
+    /// The last notification that changed it ("EXPIRED/BILLING_RETRY"), or "statuses".
+    public var lastEvent: String?
+    /// Where the state came from: "notification <uuid>" or "Get All Subscription Statuses".
+    public var source: String
+    /// Apple's signing date of what it came from; a newer one replaces it, an older one does not.
+    public var signedDate: Date
+    public var updatedAt: Date
+
+    /// An empty state for a subscription, to be filled from signed data.
+    public init(originalTransactionId: String, environment: String, source: String, signedDate: Date, updatedAt: Date) {
+        self.originalTransactionId = originalTransactionId
+        self.environment = environment
+        self.refundCount = 0
+        self.source = source
+        self.signedDate = signedDate
+        self.updatedAt = updatedAt
+    }
+
+    /// Apple's status in words.
+    public var statusName: String {
+        switch status {
+        case 1: return "active"
+        case 2: return "expired"
+        case 3: return "billing retry"
+        case 4: return "grace period"
+        case 5: return "revoked"
+        case let other?: return "status \(other)"
+        case nil: return "unknown"
+        }
+    }
+
+    /// Why it expired, in words.
+    public var expirationIntentName: String? {
+        switch expirationIntent {
+        case 1: return "the customer cancelled"
+        case 2: return "billing error"
+        case 3: return "the customer did not consent to a price increase"
+        case 4: return "the product was not for sale at renewal"
+        case 5: return "another reason"
+        case let other?: return "expiration intent \(other)"
+        case nil: return nil
+        }
+    }
+
+    /// The offer in words ("promotional offer SPRING").
+    public var offerName: String? {
+        guard let offerType else { return nil }
+        let kind: String
+        switch offerType {
+        case 1: kind = "introductory offer"
+        case 2: kind = "promotional offer"
+        case 3: kind = "offer code"
+        case 4: kind = "win-back offer"
+        default: kind = "offer type \(offerType)"
+        }
+        return offerIdentifier.map { "\(kind) \($0)" } ?? kind
+    }
+
+    /// Why Apple revoked it, in words.
+    public var revocationReasonName: String {
+        switch revocationReason {
+        case 1: return "refunded: an issue with the purchase"
+        case 0: return "refunded for another reason"
+        default: return "revoked"
+        }
+    }
+}
+
+/// Apple prices are in milliunits of the currency (1990 → 1.99); currencies without minor units
+/// (JPY, KRW, …) show none.
+public enum AppleMoney {
+    static let noMinorUnits: Set<String> = ["JPY", "KRW", "CLP", "VND", "ISK", "HUF", "TWD", "UGX", "PYG", "XAF", "XOF", "IDR"]
+
+    /// "1.99 USD", "120 JPY"; nil without a price.
+    public static func format(_ milliunits: Int64?, currency: String?) -> String? {
+        guard let milliunits else { return nil }
+        let code = currency?.uppercased() ?? ""
+        let decimals = noMinorUnits.contains(code) ? 0 : 2
+        let negative = milliunits < 0
+        let magnitude = milliunits.magnitude
+        let scale: UInt64 = decimals == 0 ? 1000 : 10
+        let units = (magnitude + scale / 2) / scale  // rounded to the shown precision
+        let text: String
+        if decimals == 0 {
+            text = String(units)
+        } else {
+            let fraction = units % 100
+            text = "\(units / 100).\(fraction < 10 ? "0" : "")\(fraction)"
+        }
+        return (negative ? "-" : "") + text + (code.isEmpty ? "" : " \(code)")
+    }
+}
