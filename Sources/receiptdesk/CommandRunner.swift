@@ -48,6 +48,28 @@ enum CommandRunner {
                       copy a whole database between SQLite and PostgreSQL (postgres://…), verified
       lookup-order ORDER_ID --customer ID
                       import the transactions of an Apple order id (App Store Server API)
+      subscription status CUSTOMER
+                      ask Apple (Get All Subscription Statuses): state, why it stopped, prices
+      subscription extend ORIGINAL_TX --days N --reason-code outage|satisfaction|other|undeclared --reason TEXT
+             [--dry-run]
+                      extend one renewal date at Apple (1–90 days, at most 2 a year), audited
+      subscription mass-extend PRODUCT --days N --reason-code CODE --reason TEXT [--environment E]
+             [--storefront USA]... [--dry-run] [--no-wait] [--poll-seconds S] [--max-polls N]
+                      extend every active subscriber of a product, then follow Apple's progress
+      subscription mass-status [REQUEST_ID] [--poll-seconds S] [--max-polls N]
+      refunds [--all] | refunds send N --consented --reason TEXT [--refund-preference grant|decline|none]
+             [--consumption-status 0-3] [--delivery-status 0-5] [--play-time 0-7] [--sample-content yes|no]
+             [--platform 0-2] [--account-tenure 0-7] [--lifetime-purchased 0-7] [--lifetime-refunded 0-7]
+             [--user-status 0-4] [--dry-run]
+                      Apple's consumption requests (refund requests) by deadline; send the
+                      consumption information (filled from the ledger, reviewed, audited)
+      notifications fetch --since DATE [--until DATE] [--environment E]
+                      what Apple sent over a period (Get Notification History), applied once
+                      per notificationUUID; run it again to resume an interrupted fetch
+      notifications test [--environment E] | notifications test-status TOKEN
+      transaction history TX | transaction set-token ORIGINAL_TX --token UUID --reason TEXT [--dry-run]
+                      Apple's history of a transaction's account; fix a purchase's app account
+                      token at Apple and in the ledger
       bench [--json] [--postgres URL [--receipts N]]
                       measure decode and verify speed (make bench builds it for release); with
                       --postgres also import from 1 and 4 processes and lookups on PostgreSQL beside
@@ -82,7 +104,8 @@ enum CommandRunner {
             }
         }
         guard !own.isEmpty else { return nil }
-        let database = ["import", "order", "customer", "search", "grant", "revoke", "restore", "conflicts", "audit", "notify", "reverify", "lookup-order"]
+        let database = ["import", "order", "customer", "search", "grant", "revoke", "restore", "conflicts", "audit", "notify", "reverify", "lookup-order",
+                        "subscription", "refunds", "notifications", "transaction"]
         var text = "usage:\n" + own.joined(separator: "\n")
         if database.contains(command), let sectionOptions {
             text += "\n\n" + sectionOptions.replacingOccurrences(of: "purchase database (all take", with: "options (every database command takes").replacingOccurrences(of: "):", with: ")")
@@ -127,6 +150,10 @@ enum CommandRunner {
             case "console": return try ConsoleCommand.run(rest)
             case "db": return try DatabaseCommand.run(rest)
             case "lookup-order": return try LookupOrderCommand.run(rest)
+            case "subscription": return try SubscriptionCommand.run(rest)
+            case "refunds": return try RefundsCommand.run(rest)
+            case "notifications": return try NotificationsCommand.run(rest)
+            case "transaction": return try TransactionCommand.run(rest)
             case "help", "--help", "-h":
                 print(usage)
                 return .ok

@@ -12,8 +12,16 @@ enum CustomerCommand {
         switch sub {
         case "show":
             guard let id = try args.finish(maxPositionals: 1).first else { throw CommandFailure.usage("customer show needs ID") }
-            let summary = try options.openLedgerForReading().customerSummary(id)
-            print(options.json ? json(summary).serialized() : text(summary))
+            let ledger = try options.openLedgerForReading()
+            let summary = try ledger.customerSummary(id)
+            let apple = try ledger.appleSide(of: id)
+            let now = Date()
+            if options.json {
+                guard case .object(let members) = json(summary) else { return .ok }
+                print(JSONValue.object(members + AppleSideText.json(apple, now: now)).serialized())
+            } else {
+                print(text(summary, entitlementsThen: AppleSideText.lines(apple, now: now)))
+            }
             return .ok
         case "export":
             // A case file for a support ticket: Markdown, or the same as JSON.
@@ -46,7 +54,8 @@ enum CustomerCommand {
                  ("conflicts", .array(s.conflicts.map(LedgerJSON.conflict)))])
     }
 
-    static func text(_ s: CustomerSummary) -> String {
+    /// The customer as text; `apple` (Apple's side) follows the entitlements.
+    static func text(_ s: CustomerSummary, entitlementsThen apple: [String] = []) -> String {
         func date(_ d: Date?) -> String { d.map(RFC3339.format) ?? "–" }
         var lines = ["customer \(s.customerId)\(s.isTester ? "  (sandbox tester)" : "")"]
         let contact = [s.displayName, s.email.map { "<\($0)>" }].compactMap { $0 }
@@ -57,6 +66,7 @@ enum CustomerCommand {
             lines.append("  \(e.isActive ? "●" : "○") \(e.name): \(e.reasonAfterName)")
             for source in e.sources.dropFirst() { lines.append("      also: \(source.reason)") }
         }
+        lines += apple
         lines += ["", "orders:"]
         if s.orders.isEmpty { lines.append("  none") }
         for o in s.orders {

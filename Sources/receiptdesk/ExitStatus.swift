@@ -1,3 +1,4 @@
+import AppStoreAPI
 import Foundation
 import PurchaseStore
 import ReceiptCore
@@ -35,6 +36,13 @@ struct CommandFailure: Error {
             case .invalidInput: return CommandFailure(status: .usage, message: store.reason)
             case .notVerified, .auditBroken: return CommandFailure(status: .verificationFailed, message: store.reason)
             default: return CommandFailure(status: .badInput, message: store.reason)
+            }
+        case let apple as AppStoreError:
+            switch apple.code {
+            case .configuration: return CommandFailure(status: .usage, message: apple.reason)
+            case .appleError where !apple.isTemporary:
+                return CommandFailure(status: .badInput, message: "Apple refused: \(apple.reason)")
+            default: return CommandFailure(status: apple.isTemporary ? .temporaryFailure : .unavailable, message: "Apple: \(apple.reason)")
             }
         default: return CommandFailure(status: .badInput, message: "\(error)")
         }

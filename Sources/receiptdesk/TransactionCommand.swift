@@ -1,0 +1,80 @@
+import AppStoreAPI
+import Foundation
+import PurchaseStore
+import ReceiptCore
+
+/// `receiptdesk transaction history TX` (Get Transaction History: everything Apple has for that
+/// customer's Apple account, verified) and `transaction set-token ORIGINAL --token UUID --reason T`
+/// (Set App Account Token at Apple, then in the ledger).
+enum TransactionCommand {
+    static func run(_ arguments: [String]) throws -> ExitStatus {
+        guard let sub = arguments.first else { throw CommandFailure.usage("transaction needs a subcommand: history or set-token") }
+        var args = Arguments(Array(arguments.dropFirst()))
+        let options = try StoreOptions.take(&args)
+        switch sub {
+        case "history": return try history(&args, options)
+        case "set-token": return try setToken(&args, options)
+        default: throw CommandFailure.usage("unknown transaction subcommand '\(sub)': use history or set-token")
+        }
+    }
+
+    private static func history(_ args: inout Arguments, _ options: StoreOptions) throws -> ExitStatus {
+        guard let id = try args.finish(maxPositionals: 1).first else { throw CommandFailure.usage("transaction history needs TRANSACTION_ID") }
+        let session = try AppleActionSession(options, command: "transaction history", checking: [(id, "transaction id")])
+        defer { session.close() }
+        let known = try session.ledger.transaction(id)
+        let environment: Environment? = known.flatMap { Environment(rawValue: $0.environment) }
+        let client = session.actions.client
+        let list = try session.run { try await client.transactionHistory(id, environment: environment) }
+        let rows = try list.transactions.map { verified -> (VerifiedTransaction, String?) in
+            (verified, try verified.transactionId.flatMap { try session.ledger.transaction($0)?.customerId })
+        }
+        if options.json {
+            print(JSONValue.object([("transactionId", .string(id)), ("environment", .string(list.environment.rawValue)), ("pages", .int(Int64(list.pages))),
+                                    ("transactions", .array(rows.map { verified, owner in
+                                        let p = verified.transaction.purchase
+                                        return .object([("transactionId", .string(p.transactionId)), ("originalTransactionId", .string(p.originalTransactionId)),
+                                                        ("productId", .string(p.productId)), ("purchaseDate", .string(p.purchaseDate.map(RFC3339.format))),
+                                                        ("expiresDate", .string(p.expiresDate.map(RFC3339.format))),
+                                                        ("revocationDate", .string(p.revocationDate.map(RFC3339.format))),
+                                                        ("appAccountToken", .string(p.appAccountToken)),
+                                                        ("price", AppleSideText.money(verified.transaction.price, verified.transaction.currency,
+                                                                                      storefront: verified.transaction.storefront)),
+                                                        ("inLedgerFor", .string(owner))])
+                                    })), ("rejected", .array(list.rejected.map { .string($0.description) }))]).serialized())
+        } else {
+            print("Apple's transaction history around \(id) (\(list.environment.rawValue.lowercased()), \(list.pages) page\(list.pages == 1 ? "" : "s"), verified):")
+            for (verified, owner) in rows {
+                let p = verified.transaction.purchase
+                var line = "  \(p.transactionId ?? "?")  \(p.productId ?? "?")  bought \(p.purchaseDate.map(RFC3339.format) ?? "?")"
+                if let expires = p.expiresDate { line += "  expires \(RFC3339.format(expires))" }
+                if let revoked = p.revocationDate { line += "  REFUNDED \(RFC3339.format(revoked))" }
+                if let price = AppleMoney.format(verified.transaction.price, currency: verified.transaction.currency) { line += "  \(price)" }
+                line += owner.map { "  (ledger: \($0))" } ?? "  (not in the ledger)"
+                print(line)
+            }
+            list.rejected.forEach { print("not believed: \($0)") }
+        }
+        return list.rejected.isEmpty ? .ok : .verificationFailed
+    }
+
+    private static func setToken(_ args: inout Arguments, _ options: StoreOptions) throws -> ExitStatus {
+        let token = try args.value("--token")
+        let reason = try args.value("--reason")
+        let dryRun = args.flag("--dry-run")
+        guard let original = try args.finish(maxPositionals: 1).first else {
+            throw CommandFailure.usage("transaction set-token needs ORIGINAL_TRANSACTION_ID --token UUID --reason TEXT")
+        }
+        guard let token else { throw CommandFailure.usage("transaction set-token needs --token UUID") }
+        guard dryRun || reason != nil else { throw CommandFailure.usage("transaction set-token needs --reason TEXT (it is audited)") }
+        let session = try AppleActionSession(options, command: "transaction set-token", checking: [(original, "original transaction id")])
+        defer { session.close() }
+        let plan = try session.ledger.planAppAccountToken(original: original, token: token)
+        plan.lines.forEach { print(($0 == plan.lines.first ? "" : "  ") + $0) }
+        if dryRun { print("dry run: nothing asked of Apple"); return .ok }
+        let actions = session.actions, operatorName = options.operatorName, text = reason ?? ""
+        try session.run { try await actions.setAppAccountToken(plan, reason: text, operatorName: operatorName) }
+        print("set at Apple and in the ledger: \(plan.originalTransactionId) carries \(plan.token)")
+        return .ok
+    }
+}
