@@ -143,9 +143,13 @@ public final class SimulatorState: @unchecked Sendable {
                                              expiresDate: expiresDate, transactionId: newTransactionId,
                                              originalTransactionId: originalTransactionId, appAccountToken: latest.appAccountToken)
             purchase.subscriptionGroupIdentifier = latest.subscriptionGroupIdentifier
-            purchase.price = latest.price
+            purchase.price = records.subscriptions[originalTransactionId]?.renewalPrice ?? latest.price
             purchase.currency = latest.currency
-            return try records.register(purchase, environment: latest.environment, account: latest.account, reason: "RENEWAL")
+            let renewed = try records.register(purchase, environment: latest.environment, account: latest.account, reason: "RENEWAL")
+            // A price increase is settled once the renewal at the new price happened.
+            records.subscriptions[originalTransactionId]?.priceIncreaseStatus = nil
+            records.subscriptions[originalTransactionId]?.renewalPrice = nil
+            return renewed
         }
     }
 
