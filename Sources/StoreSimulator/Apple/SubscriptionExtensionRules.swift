@@ -62,3 +62,28 @@ extension SimulatorRecords {
     /// The storefront every simulated purchase is made in.
     static let storefront = "USA"
 }
+
+extension SimulatorState {
+    /// Extends a subscription's renewal date by `days` on `date`, as Extend a Subscription
+    /// Renewal Date does (same eligibility and yearly limits, else `SimulatorError.invalidRequest`
+    /// naming Apple's error), and mints `RENEWAL_EXTENDED`.
+    @discardableResult
+    public func extendRenewalDate(originalTransactionId: String, days: Int64, reasonCode: Int64 = 0,
+                                  requestIdentifier: String = UUID().uuidString.lowercased(), date: Date) throws -> MintedNotification {
+        guard (1...90).contains(days), (0...3).contains(reasonCode) else {
+            throw SimulatorError(.invalidRequest, "extendRenewalDate: \(days) days (1…90) with reason code \(reasonCode) (0…3) is not allowed")
+        }
+        let latest: IssuedTransaction = try withRecords { records in
+            guard let environment = records.transactions[originalTransactionId]?.environment else {
+                throw SimulatorError(.invalidRequest, "extendRenewalDate: \(originalTransactionId) was not issued by the simulator")
+            }
+            do {
+                return try records.extend(original: originalTransactionId, environment: environment, days: days, reasonCode: reasonCode,
+                                          requestIdentifier: requestIdentifier, now: date).1
+            } catch let error as ServerAPIError {
+                throw SimulatorError(.invalidRequest, "extendRenewalDate: \(originalTransactionId): \(error.message) (\(error.code))")
+            }
+        }
+        return try mintNotification(type: "RENEWAL_EXTENDED", transactionId: latest.transactionId, signedDate: date)
+    }
+}
