@@ -4,7 +4,7 @@ import ReceiptCore
 import StoreSimulator
 
 /// `receiptdesk simulator [--port N] [--host 127.0.0.1] [--state DIR] [--shared-secret-file F]
-/// [--api-public-key PEM --issuer-id ID [--api-key-id KID]] [--bundle-id ID] [--latency-ms N]`
+/// [--api-public-key PEM --issuer-id ID [--api-key-id KID]] [--bundle-id ID] [--latency-ms N] [--notify-url URL]`
 ///
 /// Runs the App Store simulator (verifyReceipt and the App Store Server API for production and
 /// sandbox, on loopback only) in the foreground until SIGINT or SIGTERM. The first line printed
@@ -13,7 +13,7 @@ enum SimulatorCommand {
     static let usage = """
     usage: receiptdesk simulator [--port N] [--host 127.0.0.1] [--state DIR] [--shared-secret-file FILE]
                                  [--api-public-key PEM --issuer-id ID [--api-key-id KID]] [--bundle-id ID]
-                                 [--latency-ms N]
+                                 [--latency-ms N] [--notify-url http://127.0.0.1:PORT/PATH]
     """
 
     static func run(_ arguments: [String]) throws -> ExitStatus {
@@ -32,6 +32,7 @@ enum SimulatorCommand {
         let issuerId = try args.value("--issuer-id")
         let bundleId = try args.value("--bundle-id") ?? "com.example.receiptdesk"
         let latencyText = try args.value("--latency-ms")
+        let notifyURL = try args.value("--notify-url")
         _ = try args.finish(maxPositionals: 0)
 
         guard let port = UInt16(portText ?? "0") else { throw CommandFailure.usage("--port \(portText ?? ""): not a port number (0–65535)") }
@@ -52,6 +53,15 @@ enum SimulatorCommand {
         }
         if let secretFile { state.sharedSecret = try readSecret(secretFile) }
         if let keyFile { state.serverAPIKey = try apiKey(file: keyFile, keyId: keyIdText, issuerId: issuerId) }
+        if let notifyURL {
+            // Notifications are POSTed only to loopback http URLs; anything else is a usage error.
+            guard let url = URL(string: notifyURL) else { throw CommandFailure.usage("--notify-url \(notifyURL.prefix(200)): not a URL") }
+            do {
+                try state.setNotificationURL(url)
+            } catch let error as SimulatorError {
+                throw CommandFailure.usage("--notify-url: \(error.reason)")
+            }
+        }
 
         let simulator: AppStoreSimulator
         do {
@@ -71,6 +81,7 @@ enum SimulatorCommand {
           Server API     production \(base)/production                 sandbox \(base)/sandbox
           bundle id \(state.bundleId), \(state.transactions.count) transactions known\
         \(stateDirectory.map { ", state in \($0)" } ?? "")
+          notifications \(state.notificationURL.map { "POSTed to \($0.absoluteString)" } ?? "not sent (no --notify-url)")
           shared secret \(state.sharedSecret == nil ? "not set" : "set"), Server API key \(state.serverAPIKey == nil ? "not set (every Server API call gets 401)" : "set")
           Ctrl-C stops it
         """)

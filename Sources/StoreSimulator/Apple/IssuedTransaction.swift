@@ -50,6 +50,12 @@ public struct IssuedTransaction: Codable, Sendable, Equatable {
     public var currency: String?
     /// The refund or revocation Apple was told about, if any.
     public var revocation: Revocation?
+    /// The offer applied to this transaction: 1 introductory, 2 promotional, 3 offer code, 4 win-back.
+    public var offerType: Int64?
+    /// The offer's identifier.
+    public var offerIdentifier: String?
+    /// "PURCHASED", or "FAMILY_SHARED" for a family member's access; nil: purchased.
+    public var inAppOwnershipType: String?
 
     /// A refund or revocation: when, and why (0 other, 1 an issue with the purchase).
     public struct Revocation: Codable, Sendable, Equatable {
@@ -101,6 +107,9 @@ public struct IssuedTransaction: Codable, Sendable, Equatable {
         payload.revocationReason = revocation?.reason
         payload.price = price
         payload.currency = currency
+        payload.offerType = offerType
+        payload.offerIdentifier = offerIdentifier
+        if let inAppOwnershipType { payload.inAppOwnershipType = inAppOwnershipType }
         return payload
     }
 

@@ -20,33 +20,80 @@ import ReceiptCore
 /// page asked for with the `revision` of the last. A transaction unknown in this environment →
 /// 404 `{"errorCode":4040010,"errorMessage":"Transaction id not found."}`; an id that is not a
 /// number → 400 with 4000006.
+///
+/// The endpoints that act at Apple live in their own files: `ExtensionEndpoints` (PUT
+/// extend/{id}, POST extend/mass, GET extend/mass/{productId}/{requestIdentifier}),
+/// `ConsumptionEndpoint` (PUT transactions/consumption/{id}), `AppAccountTokenEndpoint` (PUT
+/// transactions/{id}/appAccountToken), `NotificationHistoryEndpoint` (POST notifications/history)
+/// and `TestNotificationEndpoints` (POST notifications/test, GET notifications/test/{token}).
+/// Their bodies are JSON (`ServerAPIRequestBody`: at most 64 KiB, else 400 4000000); a change
+/// they make is saved at once when the state autosaves.
 struct ServerAPIEndpoints {
     let state: SimulatorState
     let environment: SimulatorEnvironment
     let now: Date
     let pageSize: Int
 
-    /// Answers `request`, whose path below the environment prefix is `components`.
-    func answer(_ request: HTTPServerRequest, components: [Substring]) -> HTTPServerResponse {
-        guard request.method == "GET" else {
-            return .json(405, ServerAPIError.body(4000000, "Method not allowed."), headers: [("Allow", "GET")])
+    /// One endpoint: its method and path below the environment prefix, `{}` standing for one
+    /// path parameter, and the function answering it with the parameters in order.
+    struct Route: Sendable {
+        let method: String
+        let pattern: [String]
+        let handle: @Sendable (ServerAPIEndpoints, HTTPServerRequest, [String]) throws -> HTTPServerResponse
+
+        init(_ method: String, _ path: String, _ handle: @escaping @Sendable (ServerAPIEndpoints, HTTPServerRequest, [String]) throws -> HTTPServerResponse) {
+            self.method = method
+            self.pattern = path.split(separator: "/").map(String.init)
+            self.handle = handle
         }
-        let records = state.snapshot()
+
+        /// The path parameters when `parts` matches, else nil.
+        func match(_ parts: [String]) -> [String]? {
+            guard parts.count == pattern.count else { return nil }
+            var parameters: [String] = []
+            for (expected, part) in zip(pattern, parts) {
+                if expected == "{}" { parameters.append(part) } else if expected != part { return nil }
+            }
+            return parameters
+        }
+    }
+
+    /// Every endpoint; literal paths come before parameter ones (`extend/mass` before `extend/{}`).
+    static let routes: [Route] = [
+        Route("GET", "inApps/v1/transactions/{}") { e, r, p in try e.transactionInfo(p[0]) },
+        Route("PUT", "inApps/v1/transactions/consumption/{}") { e, r, p in try e.sendConsumption(r, transactionId: p[0]) },
+        Route("PUT", "inApps/v1/transactions/{}/appAccountToken") { e, r, p in try e.setAppAccountToken(r, originalTransactionId: p[0]) },
+        Route("GET", "inApps/v2/history/{}") { e, r, p in try e.history(p[0], r) },
+        Route("GET", "inApps/v1/lookup/{}") { e, r, p in try e.lookup(p[0]) },
+        Route("POST", "inApps/v1/subscriptions/extend/mass") { e, r, p in try e.massExtend(r) },
+        Route("GET", "inApps/v1/subscriptions/extend/mass/{}/{}") { e, r, p in try e.massExtensionStatus(productId: p[0], requestIdentifier: p[1]) },
+        Route("PUT", "inApps/v1/subscriptions/extend/{}") { e, r, p in try e.extend(r, originalTransactionId: p[0]) },
+        Route("GET", "inApps/v1/subscriptions/{}") { e, r, p in try e.subscriptions(p[0]) },
+        Route("GET", "inApps/v2/refund/lookup/{}") { e, r, p in try e.refunds(p[0], r) },
+        Route("POST", "inApps/v1/notifications/history") { e, r, p in try e.notificationHistory(r) },
+        Route("POST", "inApps/v1/notifications/test") { e, r, p in try e.requestTestNotification(r) },
+        Route("GET", "inApps/v1/notifications/test/{}") { e, r, p in try e.testNotificationStatus(token: p[0]) },
+    ]
+
+    /// Answers `request`, whose path below the environment prefix is `components`: a path that
+    /// exists with another method is 405 with `Allow`; then the Bearer token is checked; then
+    /// the endpoint answers, or 404 when there is none at the path.
+    func answer(_ request: HTTPServerRequest, components: [Substring]) -> HTTPServerResponse {
+        let parts = components.map(String.init)
+        let matches = Self.routes.compactMap { route in route.match(parts).map { (route, $0) } }
+        let chosen = matches.first { $0.0.method == request.method }
+        if chosen == nil, !matches.isEmpty {
+            var allowed: [String] = []
+            for (route, _) in matches where !allowed.contains(route.method) { allowed.append(route.method) }
+            return .json(405, ServerAPIError.body(4000000, "Method not allowed."), headers: [("Allow", allowed.joined(separator: ", "))])
+        }
         if let problem = BearerToken.problem(authorization: request.header("Authorization"), key: state.serverAPIKey,
-                                             bundleId: records.bundleId, now: now) {
+                                             bundleId: state.bundleId, now: now) {
             return .text(401, "Unauthenticated\n\nRequest ID: SIMULATOR.0.0\n", headers: [("X-Simulator-Reason", problem)])
         }
+        guard let (route, parameters) = chosen else { return .error(404, "no App Store Server API endpoint at \(request.path)") }
         do {
-            let parts = components.map(String.init)
-            let id = parts.count > 1 ? parts[parts.count - 1] : ""
-            switch Array(parts.dropLast()) {
-            case ["inApps", "v1", "transactions"]: return try transactionInfo(id, records)
-            case ["inApps", "v2", "history"]: return try history(id, request, records)
-            case ["inApps", "v1", "lookup"]: return try lookup(id, records)
-            case ["inApps", "v1", "subscriptions"]: return try subscriptions(id, records)
-            case ["inApps", "v2", "refund", "lookup"]: return try refunds(id, request, records)
-            default: return .error(404, "no App Store Server API endpoint at \(request.path)")
-            }
+            return try route.handle(self, request, parameters)
         } catch let error as ServerAPIError {
             return .json(error.status, ServerAPIError.body(error.code, error.message))
         } catch {
@@ -54,12 +101,23 @@ struct ServerAPIEndpoints {
         }
     }
 
-    private func transactionInfo(_ id: String, _ records: SimulatorRecords) throws -> HTTPServerResponse {
-        let transaction = try known(id, records)
+    /// Saves the state after a change when it autosaves; a failure is the 500 Apple would send.
+    func saved(_ response: HTTPServerResponse) throws -> HTTPServerResponse {
+        do {
+            try state.autosave()
+        } catch {
+            throw ServerAPIError.generalInternal
+        }
+        return response
+    }
+
+    private func transactionInfo(_ id: String) throws -> HTTPServerResponse {
+        let transaction = try known(id, state.snapshot())
         return .json(200, .object([("signedTransactionInfo", .string(try sign(transaction)))]))
     }
 
-    private func history(_ id: String, _ request: HTTPServerRequest, _ records: SimulatorRecords) throws -> HTTPServerResponse {
+    private func history(_ id: String, _ request: HTTPServerRequest) throws -> HTTPServerResponse {
+        let records = state.snapshot()
         _ = try known(id, records)
         var list = records.accountHistory(of: id, in: environment) ?? []
         if request.queryValue("sort") == "DESCENDING" { list.reverse() }
@@ -71,13 +129,15 @@ struct ServerAPIEndpoints {
         ]))
     }
 
-    private func lookup(_ orderId: String, _ records: SimulatorRecords) throws -> HTTPServerResponse {
+    private func lookup(_ orderId: String) throws -> HTTPServerResponse {
+        let records = state.snapshot()
         let list = records.transactions(orderId: orderId, in: environment)
         return .json(200, .object([("status", .int(list.isEmpty ? 1 : 0)),
                                    ("signedTransactions", .array(try list.map { .string(try sign($0)) }))]))
     }
 
-    private func subscriptions(_ id: String, _ records: SimulatorRecords) throws -> HTTPServerResponse {
+    private func subscriptions(_ id: String) throws -> HTTPServerResponse {
+        let records = state.snapshot()
         _ = try known(id, records)
         let history = records.accountHistory(of: id, in: environment) ?? []
         var groups: [(String, [JSONValue])] = []
@@ -103,7 +163,8 @@ struct ServerAPIEndpoints {
         ]))
     }
 
-    private func refunds(_ id: String, _ request: HTTPServerRequest, _ records: SimulatorRecords) throws -> HTTPServerResponse {
+    private func refunds(_ id: String, _ request: HTTPServerRequest) throws -> HTTPServerResponse {
+        let records = state.snapshot()
         _ = try known(id, records)
         let refunded = (records.accountHistory(of: id, in: environment) ?? []).filter(\.isRevoked)
         let page = try Page(refunded, revision: request.queryValue("revision"), size: pageSize)
@@ -114,7 +175,7 @@ struct ServerAPIEndpoints {
     }
 
     /// The transaction `id` in this environment, or the error Apple answers.
-    private func known(_ id: String, _ records: SimulatorRecords) throws -> IssuedTransaction {
+    func known(_ id: String, _ records: SimulatorRecords) throws -> IssuedTransaction {
         guard !id.isEmpty, id.count <= 32, id.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else {
             throw ServerAPIError(status: 400, code: 4000006, message: "Invalid transaction id.")
         }
@@ -124,53 +185,7 @@ struct ServerAPIEndpoints {
         return transaction
     }
 
-    private func sign(_ transaction: IssuedTransaction) throws -> String {
+    func sign(_ transaction: IssuedTransaction) throws -> String {
         try JWSBuilder(authority: state.authority).signedTransaction(transaction.payload(signedDate: now))
-    }
-}
-
-/// One page of a paginated answer. The revision is opaque to clients (base64url of `o:<offset>`);
-/// the last page's revision points past the end, where new transactions will appear.
-struct Page {
-    let items: [IssuedTransaction]
-    let revision: String
-    let hasMore: Bool
-
-    init(_ list: [IssuedTransaction], revision: String?, size: Int) throws {
-        var offset = 0
-        if let revision {
-            guard let bytes = try? Base64.decodeURL(revision, "revision"),  // any decoding failure is the same 4000005
-                  let text = String(validating: bytes, as: UTF8.self), text.hasPrefix("o:"),
-                  let value = Int(text.dropFirst(2)), value >= 0 else {
-                throw ServerAPIError(status: 400, code: 4000005, message: "Invalid request revision.")
-            }
-            offset = min(value, list.count)
-        }
-        let end = offset + min(max(1, size), list.count - offset)
-        items = Array(list[offset..<end])
-        hasMore = end < list.count
-        self.revision = Base64.encodeURL(Array("o:\(end)".utf8))
-    }
-}
-
-/// An App Store Server API error answer: `{"errorCode":4040010,"errorMessage":"Transaction id not found."}`.
-struct ServerAPIError: Error {
-    let status: Int
-    let code: Int64
-    let message: String
-
-    static func body(_ code: Int64, _ message: String) -> JSONValue {
-        .object([("errorCode", .int(code)), ("errorMessage", .string(message))])
-    }
-
-    /// What Apple sends with an HTTP status the simulator was told to fail with.
-    static func forStatus(_ status: Int) -> JSONValue {
-        switch status {
-        case 429: return body(4290000, "Rate limit exceeded.")
-        case 500: return body(5000000, "An unknown error occurred.")
-        case 500...599: return body(5000001, "An unknown error occurred. Please try again.")
-        case 404: return body(4040010, "Transaction id not found.")
-        default: return body(4000000, "An error occurred.")
-        }
     }
 }

@@ -90,32 +90,4 @@ extension SimulatorState {
         }
         return try JWSBuilder(authority: authority).signedTransaction(transaction.payload(signedDate: signedDate))
     }
-
-    /// A notification about a known transaction (its subscription's renewal info and status
-    /// included), recorded in the notification history. `notificationUUID` defaults to a new one.
-    public func mintNotification(type: String, subtype: String? = nil, transactionId: String, signedDate: Date,
-                                 notificationUUID: String? = nil) throws -> MintedNotification {
-        let records = snapshot()
-        guard let transaction = records.transactions[transactionId] else {
-            throw SimulatorError(.invalidRequest, "notification: transaction \(transactionId) was not issued by the simulator")
-        }
-        let original = transaction.originalTransactionId
-        let renewal = records.renewalPayload(original: original, signedDate: signedDate)
-        let data = NotificationData(appAppleId: records.appAppleId, bundleId: records.bundleId, bundleVersion: "1.0",
-                                    environment: transaction.environment.rawValue,
-                                    signedTransactionInfo: .payload(transaction.payload(signedDate: signedDate)),
-                                    signedRenewalInfo: renewal.map { .payload($0) },
-                                    status: records.subscriptionStatus(original: original, at: signedDate))
-        let uuid = notificationUUID ?? UUID().uuidString.lowercased()
-        let payload = NotificationPayload(notificationType: type, subtype: subtype, notificationUUID: uuid,
-                                          signedDate: signedDate, data: data)
-        let builder = JWSBuilder(authority: authority)
-        let signed = try builder.signedNotification(payload)
-        let record = NotificationRecord(notificationUUID: uuid, notificationType: type, subtype: subtype, transactionId: transactionId,
-                                        environment: transaction.environment,
-                                        signedDate: SimulatorRecords.wholeMilliseconds(signedDate))
-        withRecords { $0.notifications.append(record) }
-        let body = JSONValue.object([("signedPayload", .string(signed))]).serialized()
-        return MintedNotification(body: body, signedPayload: signed, record: record)
-    }
 }

@@ -38,6 +38,45 @@ public struct SimulatorRecords: Codable, Sendable {
     public var nextAccountNumber: Int64 = 1
     /// The next generated web order line item id.
     public var nextWebOrderNumber: Int64 = 1
+    /// Renewal-date extensions granted, oldest first.
+    public var extensions: [SubscriptionExtension] = []
+    /// Mass extension requests, by request identifier.
+    public var massExtensions: [String: MassExtensionRequest] = [:]
+    /// Consumption information received, oldest first.
+    public var consumption: [ConsumptionRecord] = []
+    /// Transaction id → when Apple asked for consumption information (CONSUMPTION_REQUEST) and
+    /// none has been sent since.
+    public var pendingConsumptionRequests: [String: Date] = [:]
+    /// Test notification token → the TEST notification's UUID.
+    public var testNotifications: [String: String] = [:]
+
+    enum CodingKeys: String, CodingKey {
+        case version, bundleId, appAppleId, transactions, orders, subscriptions, notifications, nextTransactionNumber
+        case nextOrderNumber, nextAccountNumber, nextWebOrderNumber, extensions, massExtensions, consumption
+        case pendingConsumptionRequests, testNotifications
+    }
+
+    /// Decodes saved records; members added after the first files were written may be missing
+    /// (an older state.json loads with them empty).
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        version = try c.decode(Int.self, forKey: .version)
+        bundleId = try c.decode(String.self, forKey: .bundleId)
+        appAppleId = try c.decode(Int64.self, forKey: .appAppleId)
+        transactions = try c.decode([String: IssuedTransaction].self, forKey: .transactions)
+        orders = try c.decode([String: [String]].self, forKey: .orders)
+        subscriptions = try c.decode([String: SubscriptionRenewal].self, forKey: .subscriptions)
+        notifications = try c.decode([NotificationRecord].self, forKey: .notifications)
+        nextTransactionNumber = try c.decode(Int64.self, forKey: .nextTransactionNumber)
+        nextOrderNumber = try c.decode(Int64.self, forKey: .nextOrderNumber)
+        nextAccountNumber = try c.decode(Int64.self, forKey: .nextAccountNumber)
+        nextWebOrderNumber = try c.decode(Int64.self, forKey: .nextWebOrderNumber)
+        extensions = try c.decodeIfPresent([SubscriptionExtension].self, forKey: .extensions) ?? []
+        massExtensions = try c.decodeIfPresent([String: MassExtensionRequest].self, forKey: .massExtensions) ?? [:]
+        consumption = try c.decodeIfPresent([ConsumptionRecord].self, forKey: .consumption) ?? []
+        pendingConsumptionRequests = try c.decodeIfPresent([String: Date].self, forKey: .pendingConsumptionRequests) ?? [:]
+        testNotifications = try c.decodeIfPresent([String: String].self, forKey: .testNotifications) ?? [:]
+    }
 
     /// Empty records for an app.
     public init(bundleId: String, appAppleId: Int64) {
@@ -82,37 +121,4 @@ public struct SimulatorRecords: Codable, Sendable {
             return a.transactionId < b.transactionId
         }
     }
-}
-
-/// What Apple will do at a subscription's next renewal date.
-public struct SubscriptionRenewal: Codable, Sendable, Equatable {
-    /// Whether the subscription renews (`autoRenewStatus` 1).
-    public var autoRenewStatus: Bool
-    /// The product it renews into.
-    public var autoRenewProductId: String
-    /// Why it expired (1 cancelled, 2 billing error, 3 price increase, 4 unavailable, 5 other).
-    public var expirationIntent: Int64?
-
-    /// A renewal state.
-    public init(autoRenewStatus: Bool = true, autoRenewProductId: String, expirationIntent: Int64? = nil) {
-        self.autoRenewStatus = autoRenewStatus
-        self.autoRenewProductId = autoRenewProductId
-        self.expirationIntent = expirationIntent
-    }
-}
-
-/// One App Store Server Notification the simulator minted.
-public struct NotificationRecord: Codable, Sendable, Equatable {
-    /// Unique per notification; receivers deduplicate on it.
-    public var notificationUUID: String
-    /// "DID_RENEW", "REFUND", "EXPIRED", …
-    public var notificationType: String
-    /// "BILLING_RETRY", "VOLUNTARY", …
-    public var subtype: String?
-    /// The transaction it is about.
-    public var transactionId: String?
-    /// Where it happened.
-    public var environment: SimulatorEnvironment
-    /// When it was signed.
-    public var signedDate: Date
 }

@@ -5,7 +5,7 @@ import ReceiptCore
 /// the configured latency and applying the first queued fault that matches it:
 ///
 ///     POST /production/verifyReceipt        POST /sandbox/verifyReceipt
-///     GET  /production/inApps/…             GET  /sandbox/inApps/…
+///     GET, PUT, POST /production/inApps/…  GET, PUT, POST /sandbox/inApps/…   (the Server API)
 ///     GET  /                                what this server is (JSON)
 struct SimulatorRouter: Sendable {
     let state: SimulatorState

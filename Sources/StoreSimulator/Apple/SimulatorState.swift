@@ -21,9 +21,15 @@ public final class SimulatorState: @unchecked Sendable {
     /// which receipts verifyReceipt accepts.
     public let authority: TestCertificateAuthority
     private let lock = NSLock()
+    /// Serialises saves, so a save never overwrites a newer snapshot with an older one.
+    private let saveLock = NSLock()
     private var records: SimulatorRecords
     private var secret: String?
     private var apiKey: ServerAPIKey?
+    private var notifyURL: URL?
+    private var notifyTimeout: Double = 5
+    private var massPolls = 2
+    private var autosaveURL: URL?
 
     /// An empty store for an app.
     public init(authority: TestCertificateAuthority, bundleId: String = "com.example.receiptdesk",
@@ -61,6 +67,48 @@ public final class SimulatorState: @unchecked Sendable {
         set { lock.lock(); defer { lock.unlock() }; apiKey = newValue }
     }
 
+    /// Where minted notifications are POSTed as `{"signedPayload":"…"}` (nil: nowhere, the
+    /// default). Set it with `setNotificationURL(_:)`, which accepts only http:// to loopback.
+    /// Never saved.
+    public var notificationURL: URL? {
+        lock.lock(); defer { lock.unlock() }; return notifyURL
+    }
+
+    /// Sets (or with nil clears) the notification URL; throws `SimulatorError` (`.notLoopback`
+    /// or `.invalidRequest`) for anything but `http://` to 127.0.0.0/8, ::1 or localhost.
+    public func setNotificationURL(_ url: URL?) throws {
+        if let url { _ = try NotificationDelivery.target(url) }
+        lock.lock(); defer { lock.unlock() }
+        notifyURL = url
+    }
+
+    /// Seconds a notification POST may take (connect, send, and the answer's status line);
+    /// 0.05…60, default 5.
+    public var notificationTimeout: Double {
+        get { lock.lock(); defer { lock.unlock() }; return notifyTimeout }
+        set { lock.lock(); defer { lock.unlock() }; notifyTimeout = newValue.isNaN ? 5 : min(max(newValue, 0.05), 60) }
+    }
+
+    /// A mass extension request completes on this status request (1…1000, default 2); earlier
+    /// status requests report it in progress with counts growing. Never saved.
+    public var massExtensionStatusPolls: Int {
+        get { lock.lock(); defer { lock.unlock() }; return massPolls }
+        set { lock.lock(); defer { lock.unlock() }; massPolls = min(max(newValue, 1), 1000) }
+    }
+
+    /// The file the records are saved to after every change a Server API request makes (extend,
+    /// mass extend, consumption, test notification, app account token); `SimulatorStateDirectory.open`
+    /// sets it to its state.json. nil: nothing is saved by itself.
+    public var autosaveFile: URL? {
+        get { lock.lock(); defer { lock.unlock() }; return autosaveURL }
+        set { lock.lock(); defer { lock.unlock() }; autosaveURL = newValue }
+    }
+
+    /// Saves to `autosaveFile` when one is set.
+    func autosave() throws {
+        if let file = autosaveFile { try save(to: file) }
+    }
+
     /// A transaction by id, in whichever environment it was issued.
     public func transaction(_ id: String) -> IssuedTransaction? { withRecords { $0.transactions[id] } }
 
@@ -95,9 +143,13 @@ public final class SimulatorState: @unchecked Sendable {
                                              expiresDate: expiresDate, transactionId: newTransactionId,
                                              originalTransactionId: originalTransactionId, appAccountToken: latest.appAccountToken)
             purchase.subscriptionGroupIdentifier = latest.subscriptionGroupIdentifier
-            purchase.price = latest.price
+            purchase.price = records.subscriptions[originalTransactionId]?.renewalPrice ?? latest.price
             purchase.currency = latest.currency
-            return try records.register(purchase, environment: latest.environment, account: latest.account, reason: "RENEWAL")
+            let renewed = try records.register(purchase, environment: latest.environment, account: latest.account, reason: "RENEWAL")
+            // A price increase is settled once the renewal at the new price happened.
+            records.subscriptions[originalTransactionId]?.priceIncreaseStatus = nil
+            records.subscriptions[originalTransactionId]?.renewalPrice = nil
+            return renewed
         }
     }
 
@@ -148,6 +200,8 @@ public final class SimulatorState: @unchecked Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         encoder.dateEncodingStrategy = .millisecondsSince1970
+        saveLock.lock()
+        defer { saveLock.unlock() }
         do {
             let data = try encoder.encode(snapshot())
             try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)

@@ -7,7 +7,9 @@ import ReceiptCore
 ///     DIR/authority/…     the test authority (`TestCertificateAuthority.save(to:)`)
 ///     DIR/state.json      the records (`SimulatorState.save(to:)`)
 ///
-/// Neither the shared secret nor the Server API key is kept here.
+/// Neither the shared secret nor the Server API key is kept here. A state opened here saves its
+/// records to state.json after each change a Server API request makes (`autosaveFile`), so a
+/// later process sees an extension or a new app account token.
 public enum SimulatorStateDirectory {
     /// The authority's sub-directory.
     public static let authorityFolder = "authority"
@@ -29,11 +31,13 @@ public enum SimulatorStateDirectory {
             let state = SimulatorState(authority: try TestCertificateAuthority.load(from: authorityDirectory),
                                        bundleId: bundleId, appAppleId: appAppleId)
             if manager.fileExists(atPath: stateURL.path) { try state.load(from: stateURL) }
+            state.autosaveFile = stateURL
             return state
         }
         let authority = try TestCertificateAuthority.make(validFrom: validFrom, validUntil: validUntil)
         let state = SimulatorState(authority: authority, bundleId: bundleId, appAppleId: appAppleId)
         try save(state, to: directory)
+        state.autosaveFile = stateURL
         return state
     }
 

@@ -3,10 +3,14 @@ import Foundation
 /// A subscription's state as the App Store Server API reports it (`status` in Get All
 /// Subscription Statuses and in notifications), read from the newest transaction of its original.
 extension SimulatorRecords {
-    /// 1 active, 2 expired, 5 revoked (the simulator has no billing retry or grace period).
+    /// 1 active, 2 expired, 3 in the billing retry period, 4 in the billing grace period, 5 revoked.
     func subscriptionStatus(original: String, at now: Date) -> Int64? {
         guard let latest = latestTransaction(original: original), latest.productType == .autoRenewable else { return nil }
         if latest.isRevoked { return 5 }
+        if let renewal = subscriptions[original], renewal.isInBillingRetryPeriod == true {
+            if let grace = renewal.gracePeriodExpiresDate, grace > now { return 4 }
+            return 3
+        }
         if let expires = latest.expiresDate, expires <= now { return 2 }
         return 1
     }
@@ -23,8 +27,13 @@ extension SimulatorRecords {
         payload.recentSubscriptionStartDate = latest.originalPurchaseDate
         payload.renewalDate = renewal.autoRenewStatus ? latest.expiresDate : nil
         payload.appAccountToken = latest.appAccountToken
-        payload.renewalPrice = latest.price
+        payload.renewalPrice = renewal.renewalPrice ?? latest.price
         payload.currency = latest.currency
+        payload.isInBillingRetryPeriod = renewal.isInBillingRetryPeriod
+        payload.gracePeriodExpiresDate = renewal.gracePeriodExpiresDate
+        payload.priceIncreaseStatus = renewal.priceIncreaseStatus
+        payload.offerType = renewal.offerType
+        payload.offerIdentifier = renewal.offerIdentifier
         return payload
     }
 

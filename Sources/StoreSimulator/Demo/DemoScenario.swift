@@ -5,12 +5,14 @@ import ReceiptCore
 /// and unified receipts with several purchases; StoreKit 2 transactions and notifications;
 /// subscriptions that renewed, expired and were refunded; sandbox purchases made during App Review
 /// against production; repeated callbacks; one transaction claimed by two accounts; customers
-/// from the paid-app era; names in several scripts. Deterministic for a seed and a `now`.
+/// from the paid-app era; names in several scripts; then one customer per subscription state
+/// (`subscriptionStates`, on top of `customers`) and a refund request waiting for consumption
+/// information. Deterministic for a seed and a `now`.
 public struct DemoScenario {
     let state: SimulatorState
     let now: Date
     private var random: DemoRandom
-    private(set) var events: [DemoEvent] = []
+    var events: [DemoEvent] = []
     /// Order ids handed out so far: each is drawn again until it is new (six random digits
     /// collide once a few hundred orders exist).
     private var orderIds: Set<String> = []
@@ -53,6 +55,7 @@ public struct DemoScenario {
         }
         try appReview()
         try sharedAccount()
+        try subscriptionStates()
         events.append(.grant(customer: Self.names[1], entitlement: "pro", until: now.addingTimeInterval(30 * Self.day),
                              reason: "goodwill: outage on 2026-03-02"))
         // Names and emails, so support can find a customer by what the ticket says.
@@ -64,9 +67,9 @@ public struct DemoScenario {
         return events
     }
 
-    private func date(daysAgo: Double) -> Date { now.addingTimeInterval(-daysAgo * Self.day) }
+    func date(daysAgo: Double) -> Date { now.addingTimeInterval(-daysAgo * Self.day) }
 
-    private mutating func importing(_ bytes: [UInt8], _ customer: String, order: String? = nil, username: String? = nil, _ source: String) {
+    mutating func importing(_ bytes: [UInt8], _ customer: String, order: String? = nil, username: String? = nil, _ source: String) {
         events.append(.importArtefact(bytes: bytes, customer: customer, orderId: order, applicationUsername: username, source: source))
     }
 

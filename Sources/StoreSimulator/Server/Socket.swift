@@ -5,7 +5,8 @@ import Darwin
 #endif
 
 /// The few POSIX socket calls the server makes, each turning C's conventions (negative returns,
-/// `errno`) into Swift values. Only this file and `LoopbackAddress` touch the C socket API.
+/// `errno`) into Swift values. Only this file and `LoopbackAddress` touch the C socket API (the
+/// server's listener and connections, and the one outgoing connection notifications use).
 enum Socket {
     #if os(Linux)
     static let streamType = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
@@ -60,6 +61,45 @@ enum Socket {
             _ = close(fd)
             throw error
         }
+    }
+
+    /// A TCP connection to `address`:`port` (a loopback address, for delivering notifications),
+    /// with `timeout` seconds for the connect and each send; nil when it cannot be made.
+    static func connect(to address: LoopbackAddress, port: UInt16, timeout: Double) -> Int32? {
+        let domain: Int32
+        switch address.family {
+        case .ipv4: domain = AF_INET
+        case .ipv6: domain = AF_INET6
+        }
+        let fd = socket(domain, streamType, 0)
+        guard fd >= 0 else { return nil }
+        configureConnection(fd, writeTimeout: timeout)  // SO_SNDTIMEO also bounds connect on Linux
+        var result: Int32
+        repeat {
+            switch address.family {
+            case .ipv4(let bytes):
+                var socketAddress = sockaddr_in()
+                socketAddress.sin_family = sa_family_t(AF_INET)
+                socketAddress.sin_port = port.bigEndian
+                withUnsafeMutableBytes(of: &socketAddress.sin_addr) { $0.copyBytes(from: bytes) }
+                result = withUnsafePointer(to: &socketAddress) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { posixConnect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                }
+            case .ipv6(let bytes):
+                var socketAddress = sockaddr_in6()
+                socketAddress.sin6_family = sa_family_t(AF_INET6)
+                socketAddress.sin6_port = port.bigEndian
+                withUnsafeMutableBytes(of: &socketAddress.sin6_addr) { $0.copyBytes(from: bytes) }
+                result = withUnsafePointer(to: &socketAddress) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { posixConnect(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
+                }
+            }
+        } while result != 0 && errno == EINTR
+        guard result == 0 else {
+            _ = close(fd)
+            return nil
+        }
+        return fd
     }
 
     /// The address and port a socket is bound to.
@@ -183,4 +223,13 @@ enum Socket {
     private static func failure(_ call: String) -> SimulatorError {
         SimulatorError(.socket, "\(call) failed: \(String(cString: strerror(errno)))")
     }
+}
+
+/// `connect(2)`, under a name `Socket.connect` does not shadow.
+private func posixConnect(_ fd: Int32, _ address: UnsafePointer<sockaddr>, _ length: socklen_t) -> Int32 {
+    #if canImport(Glibc)
+    return Glibc.connect(fd, address, length)
+    #else
+    return Darwin.connect(fd, address, length)
+    #endif
 }
