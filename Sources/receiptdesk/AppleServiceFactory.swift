@@ -47,6 +47,7 @@ final class AppleConnection {
             if let privateKey, let keyId = settings.keyId, let issuerId = settings.issuerId {
                 state.serverAPIKey = ServerAPIKey(publicKey: try privateKey.publicKey(), keyId: keyId, issuerId: issuerId)
             }
+            if let target = settings.simulatorNotificationURL { try state.setNotificationURL(target) }
             let started = try AppStoreSimulator(state: state)
             try started.start()
             simulator = started

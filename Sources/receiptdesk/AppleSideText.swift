@@ -12,7 +12,7 @@ enum AppleSideText {
         if side.states.isEmpty { lines.append("  none reported by Apple yet (`receiptdesk subscription status ID` asks)") }
         for s in side.states {
             lines.append("  \(s.subscriptionGroup ?? "–")  \(s.productId ?? "?")  original \(s.originalTransactionId)  \(s.statusName.uppercased())  \(s.environment.uppercased())")
-            lines.append("      why: \(SubscriptionStory.line(s))")
+            lines.append("      why: \(SubscriptionStory.line(s, now: now))")
             var facts: [String] = []
             if let renew = s.autoRenew { facts.append("auto-renew \(renew ? "on" : "off")\(s.autoRenewProductId.map { " → \($0)" } ?? "")") }
             if let price = AppleMoney.format(s.price, currency: s.currency) { facts.append("paid \(price)\(s.storefront.map { " (\($0))" } ?? "")") }
@@ -42,7 +42,7 @@ enum AppleSideText {
     }
 
     static func json(_ side: CustomerAppleSide, now: Date) -> [(String, JSONValue)] {
-        [("subscriptions", .array(side.states.map(state))),
+        [("subscriptions", .array(side.states.map { state($0, now: now) })),
          ("refundRequests", .array(side.refundRequests.map { refund($0, now: now) })),
          ("renewalExtensions", .array(side.extensions.map {
              .object([("originalTransactionId", .string($0.original)), ("days", .int($0.days)),
@@ -62,11 +62,11 @@ enum AppleSideText {
                         ("formatted", .string(AppleMoney.format(milliunits, currency: currency))), ("storefront", .string(storefront))])
     }
 
-    static func state(_ s: SubscriptionState) -> JSONValue {
+    static func state(_ s: SubscriptionState, now: Date = Date()) -> JSONValue {
         .object([("originalTransactionId", .string(s.originalTransactionId)), ("subscriptionGroup", .string(s.subscriptionGroup)),
                  ("productId", .string(s.productId)), ("environment", .string(s.environment)),
                  ("status", s.status.map { .int($0) } ?? .null), ("statusName", .string(s.statusName)),
-                 ("why", .string(SubscriptionStory.line(s))),
+                 ("why", .string(SubscriptionStory.line(s, now: now))),
                  ("autoRenew", s.autoRenew.map { .bool($0) } ?? .null), ("autoRenewProductId", .string(s.autoRenewProductId)),
                  ("expirationIntent", s.expirationIntent.map { .int($0) } ?? .null), ("expirationReason", .string(s.expirationIntentName)),
                  ("expiresDate", .string(s.expiresDate.map(RFC3339.format))), ("renewalDate", .string(s.renewalDate.map(RFC3339.format))),

@@ -31,6 +31,7 @@ enum NotificationsCommand {
         let session = try AppleActionSession(options, command: "notifications fetch")
         defer { session.close() }
         let actions = session.actions, operatorName = options.operatorName, quiet = options.json
+        fflush(nil)  // what was printed comes before the progress lines
         let result = try session.run {
             try await actions.fetchNotificationHistory(start: since, end: until, environment: environment, operatorName: operatorName) { fetch in
                 if !quiet { FileHandle.standardOutput.write(Data("page \(fetch.pages): \(fetch.seen) read, \(fetch.applied) new\n".utf8)) }

@@ -63,7 +63,7 @@ enum SubscriptionCommand {
             print(JSONValue.object([("originalTransactionId", .string(plan.originalTransactionId)), ("customerId", .string(plan.customerId)),
                                     ("days", .int(Int64(plan.days))), ("requestIdentifier", .string(plan.requestIdentifier)),
                                     ("effectiveDate", .string(outcome.effectiveDate.map(RFC3339.format))),
-                                    ("state", outcome.state.map(AppleSideText.state) ?? .null),
+                                    ("state", outcome.state.map { AppleSideText.state($0) } ?? .null),
                                     ("problem", .string(outcome.refreshProblem))]).serialized())
         } else {
             print("extended: Apple's new expiry \(outcome.effectiveDate.map(RFC3339.format) ?? "?")")
@@ -120,6 +120,7 @@ enum SubscriptionCommand {
     /// Polls until complete (or `maxPolls`), one progress line per answer.
     private static func follow(_ request: String, _ session: AppleActionSession, poll: Int, maxPolls: Int) throws -> ExitStatus {
         let actions = session.actions, operatorName = session.options.operatorName
+        fflush(nil)  // what was printed comes before the progress lines written as they arrive
         let record = try session.run {
             try await actions.pollMassExtension(request, operatorName: operatorName, interval: .seconds(poll), maxPolls: maxPolls) { record in
                 FileHandle.standardOutput.write(Data("progress: \(record.progress)\n".utf8))

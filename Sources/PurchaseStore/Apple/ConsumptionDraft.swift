@@ -56,11 +56,15 @@ extension PurchaseLedger {
         }
         // Account age from when the customer first appeared.
         var tenure = 0
+        // The account is as old as the earliest of: the customer's row, their first purchase.
         if let customer = request.customerId,
            let created = try database.queryFirst("SELECT created_at FROM customers WHERE customer_id = ?", [.text(customer)])?.date("created_at") {
-            let days = now.timeIntervalSince(created) / 86_400
+            let firstPurchase = try database.queryFirst("SELECT MIN(purchase_date) AS first FROM transactions WHERE customer_id = ?",
+                                                        [.text(customer)])?.date("first")
+            let since = min(created, firstPurchase ?? created)
+            let days = now.timeIntervalSince(since) / 86_400
             tenure = ConsumptionInformation.tenureBand(days: days)
-            sources["accountTenure"] = "customer since \(SubscriptionStory.utcDay(created)) (\(Int(days)) days)"
+            sources["accountTenure"] = "customer since \(SubscriptionStory.utcDay(since)) (\(Int(days)) days, \(firstPurchase == since ? "first purchase" : "first seen here"))"
         } else {
             sources["accountTenure"] = "no customer in the ledger"
         }

@@ -155,4 +155,17 @@ extension PurchaseLedger {
                             status: row.string("status") ?? "", succeeded: row.int("succeeded") ?? 0, failed: row.int("failed") ?? 0,
                             completedAt: row.date("completed_at"), checkedAt: row.date("checked_at"))
     }
+
+    /// A RENEWAL_EXTENSION/SUMMARY notification: Apple finished a mass extension; its counts are
+    /// recorded on the request (inside the caller's write transaction).
+    func recordMassExtensionSummary(_ notification: ServerNotification, now: Date) throws {
+        guard notification.notificationType == "RENEWAL_EXTENSION", notification.subtype == "SUMMARY",
+              let summary = try notification.payload.object("summary"),
+              let request = try summary.string("requestIdentifier") else { return }
+        try database.execute("""
+            UPDATE mass_extensions SET status = 'complete', succeeded = ?, failed = ?, completed_at = COALESCE(completed_at, ?), checked_at = ?
+            WHERE request_identifier = ?
+            """, [.integer(try summary.int("succeededCount") ?? 0), .integer(try summary.int("failedCount") ?? 0),
+                  .date(notification.signedDate ?? now), .date(now), .text(request.lowercased())])
+    }
 }

@@ -22,11 +22,20 @@ public struct SubscriptionEvent: Sendable, Equatable {
 /// subscription's state: "expired 2026-11-18: billing retry failed since 2026-11-02, grace period
 /// ended 2026-11-18".
 public enum SubscriptionStory {
-    /// `day` formats a date (the console passes the operator's zone; UTC days by default).
-    public static func line(_ state: SubscriptionState, day: (Date) -> String = SubscriptionStory.utcDay) -> String {
+    /// `day` formats a date (the console passes the operator's zone; UTC days by default). With
+    /// `now`, an active state whose period has run out since Apple's last word says so rather than
+    /// "active".
+    public static func line(_ state: SubscriptionState, now: Date? = nil, day: (Date) -> String = SubscriptionStory.utcDay) -> String {
         func on(_ date: Date?) -> String { date.map(day) ?? "(date unknown)" }
         var parts: [String] = []
+        let ranOut = now.flatMap { now in state.expiresDate.map { $0 <= now } } ?? false
         switch state.status {
+        case 1 where ranOut:
+            if state.autoRenew == false {
+                parts.append("ended \(on(state.expiresDate)): auto-renew was off (Apple's last word, \(on(state.signedDate)), said active until then)")
+            } else {
+                parts.append("renewal due \(on(state.expiresDate)) not reported by Apple yet: ask Apple for the current status")
+            }
         case 1:
             if state.autoRenew == false {
                 parts.append("active until \(on(state.expiresDate)), will not renew: auto-renew is off")

@@ -89,6 +89,7 @@ extension PurchaseLedger {
                 try recordAppleState(notification, uuid: uuid, customerId: owner, now: now)
             }
             try openRefundRequest(notification, uuid: uuid, customerId: owner, now: now)
+            try recordMassExtensionSummary(notification, now: now)
             try audit(now, operatorName, "notify", owner.map { "customer:\($0)" } ?? "notification:\(uuid)", .object([
                 ("notificationUUID", .string(uuid)), ("type", .string(type)), ("subtype", .string(notification.subtype)),
                 ("outcome", .string(outcome)),

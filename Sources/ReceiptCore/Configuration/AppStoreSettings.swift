@@ -41,6 +41,9 @@ public struct AppStoreSettings: Sendable, Equatable {
     public var trustAnchorFiles: [String] = []
     /// When set, Apple is the built-in simulator, whose CA and state live in this directory.
     public var simulatorStateDirectory: String?
+    /// Where the built-in simulator posts the notifications it sends (http on loopback), the way
+    /// Apple posts to the app's App Store Server Notifications URL; nil sends none.
+    public var simulatorNotificationURL: URL?
 
     public init() {}
 

@@ -8,7 +8,7 @@ struct AppStoreSettingsParser {
                        "maxAttempts", "trustAnchorFiles", "simulator"]
     static let verifyReceiptKeys = ["productionURL", "sandboxURL"]
     static let serverAPIKeys = ["productionURL", "sandboxURL", "keyId", "issuerId", "privateKeyFile", "privateKeyEnv"]
-    static let simulatorKeys = ["stateDirectory"]
+    static let simulatorKeys = ["stateDirectory", "notificationURL"]
 
     func parse(_ value: ConfigValue?) throws -> AppStoreSettings {
         var settings = AppStoreSettings()
@@ -60,6 +60,13 @@ struct AppStoreSettingsParser {
                 throw simulator.error("needs stateDirectory (where the simulator keeps its CA and what it issued)")
             }
             settings.simulatorStateDirectory = try path(directory)
+            if let target = fields["notificationURL"] {
+                let parsed = try url(target)
+                guard parsed?.scheme?.lowercased() == "http" else {
+                    throw target.error("the simulator posts notifications over plain http to a loopback address only")
+                }
+                settings.simulatorNotificationURL = parsed
+            }
         }
         return settings
     }

@@ -19,7 +19,7 @@ extension SimulatorState {
                                     environment: transaction.environment.rawValue,
                                     signedTransactionInfo: .payload(transaction.payload(signedDate: signedDate)),
                                     signedRenewalInfo: renewal.map { .payload($0) },
-                                    status: records.subscriptionStatus(original: original, at: signedDate))
+                                    status: records.subscriptionStatus(original: original, at: SimulatorRecords.wholeMilliseconds(signedDate)))
         var payload = NotificationPayload(notificationType: type, subtype: subtype,
                                           notificationUUID: notificationUUID ?? UUID().uuidString.lowercased(),
                                           signedDate: signedDate, data: data)

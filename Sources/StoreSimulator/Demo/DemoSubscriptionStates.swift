@@ -22,10 +22,10 @@ extension DemoScenario {
                 try d.note(d.state.expire(originalTransactionId: o, because: .voluntary, date: end))
             }),
             ("expired-billing-retry", { d, o, end in
-                try d.note(d.state.failRenewal(originalTransactionId: o, date: end.addingTimeInterval(-30 * Self.day),
-                                               gracePeriodExpiresDate: end.addingTimeInterval(-24 * Self.day)))
-                try d.note(d.state.expireGracePeriod(originalTransactionId: o, date: end.addingTimeInterval(-24 * Self.day)))
-                try d.note(d.state.expire(originalTransactionId: o, because: .billingRetry, date: end))
+                // The renewal at the period's end fails; a day of grace; Apple gives up half a day ago.
+                try d.note(d.state.failRenewal(originalTransactionId: o, date: end, gracePeriodExpiresDate: end.addingTimeInterval(Self.day)))
+                try d.note(d.state.expireGracePeriod(originalTransactionId: o, date: end.addingTimeInterval(Self.day)))
+                try d.note(d.state.expire(originalTransactionId: o, because: .billingRetry, date: d.date(daysAgo: 0.5)))
             }),
             ("expired-price-increase", { d, o, end in
                 try d.note(d.state.increasePrice(originalTransactionId: o, renewalPrice: 12_990, accepted: false, date: end.addingTimeInterval(-20 * Self.day)))
