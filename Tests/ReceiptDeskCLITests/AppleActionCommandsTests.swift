@@ -39,6 +39,11 @@ struct AppleActionCommandsTests {
         #expect((state["source"] as? [String: Any])?["signed"] as? Bool == true)
         #expect((state["price"] as? [String: Any])?["formatted"] as? String == "4.99 USD")
         #expect(try Self.audit(demo, "apple-status").contains("cust-state-grace-period"))
+        // The case file for the ticket carries Apple's side too.
+        let caseFile = try CLIRunner.run(["customer", "export", "cust-state-grace-period"] + demo.common)
+        #expect(caseFile.stdout.contains("## Apple's side") && caseFile.stdout.contains("in the grace period until"), "\(caseFile.stdout)")
+        let caseJSON = try Self.object(try CLIRunner.run(["customer", "export", "cust-state-refund-request", "--json"] + demo.common).stdout)
+        #expect((caseJSON["refundRequests"] as? [[String: Any]])?.first?["status"] as? String == "open", "\(caseJSON)")
     }
 
     @Test func extendOneSubscriptionThenTheRulesRefuseAThird() throws {

@@ -10,6 +10,8 @@ public struct CaseFile: Sendable {
     public let transfers: [TransferRecord]
     public let arrivals: [ArrivalRecord]
     public let audit: [AuditEntry]
+    /// Apple's side: subscriptions as Apple last reported them, refund requests, Apple's events.
+    public let apple: CustomerAppleSide
     public let generatedAt: Date
     public let generatedBy: String
 
@@ -21,6 +23,7 @@ public struct CaseFile: Sendable {
         summary = try ledger.customerSummary(customerId)
         transfers = try ledger.transfers(of: customerId)
         arrivals = try ledger.arrivals(of: customerId)
+        apple = try ledger.appleSide(of: customerId, eventLimit: 100)
         // The entries about the customer and about each of their orders, transactions and receipts.
         var targets = ["customer:\(customerId)"]
         targets += summary.orders.map { "order:\($0.orderId)" }
@@ -56,6 +59,20 @@ public struct CaseFile: Sendable {
         if s.entitlements.isEmpty { out.append("None.") }
         for e in s.entitlements {
             out.append("- **\(cell(e.name))**: \(e.isActive ? "held" : "not held")\(e.ends.map { " until \(d($0))" } ?? "")\(e.balance.map { ", balance \($0)" } ?? "") — \(cell(e.reasonAfterName))")
+        }
+        if !apple.isEmpty {
+            out += ["", "## Apple's side", ""]
+            for state in apple.states {
+                let price = AppleMoney.format(state.price, currency: state.currency).map { ", paid \($0)\(state.storefront.map { " (\($0))" } ?? "")" } ?? ""
+                out.append("- **\(cell(state.productId ?? "?"))** (original \(cell(state.originalTransactionId)), \(cell(state.environment))): \(state.statusName) — \(cell(SubscriptionStory.line(state, now: generatedAt)))\(price); from \(cell(state.source)), signed by Apple \(d(state.signedDate))")
+            }
+            for request in apple.refundRequests {
+                out.append("- Refund request #\(request.requestId) for transaction \(cell(request.transactionId)): \(request.timing(at: generatedAt)), deadline \(d(request.deadline))\(request.sentBy.map { ", sent by \(cell($0))" } ?? "")")
+            }
+            if !apple.events.isEmpty {
+                out += ["", "| When | What | Detail |", "|---|---|---|"]
+                for event in apple.events { out.append("| \(d(event.occurredAt)) | \(cell(event.kind)) | \(cell(event.detail)) |") }
+            }
         }
         out += ["", "## Orders", ""]
         if s.orders.isEmpty { out.append("None.") } else {
@@ -113,6 +130,20 @@ public struct CaseFile: Sendable {
         return .object([
             ("customerId", .string(s.customerId)), ("displayName", .string(s.displayName)), ("email", .string(s.email)),
             ("tester", .bool(s.isTester)), ("generatedAt", .date(generatedAt)), ("generatedBy", .string(generatedBy)),
+            ("appleSubscriptions", .array(apple.states.map { state in
+                .object([("originalTransactionId", .string(state.originalTransactionId)), ("productId", .string(state.productId)),
+                         ("environment", .string(state.environment)), ("status", .string(state.statusName)),
+                         ("why", .string(SubscriptionStory.line(state, now: generatedAt))), ("price", .int(state.price)),
+                         ("currency", .string(state.currency)), ("storefront", .string(state.storefront)), ("source", .string(state.source)),
+                         ("signedDate", .date(state.signedDate))])
+            })),
+            ("refundRequests", .array(apple.refundRequests.map { r in
+                .object([("requestId", .int(r.requestId)), ("transactionId", .string(r.transactionId)), ("status", .string(r.status.rawValue)),
+                         ("deadline", .date(r.deadline)), ("sentBy", .string(r.sentBy))])
+            })),
+            ("appleEvents", .array(apple.events.map { e in
+                .object([("at", .date(e.occurredAt)), ("kind", .string(e.kind)), ("detail", .string(e.detail)), ("source", .string(e.source))])
+            })),
             ("entitlements", .array(s.entitlements.map { e in
                 .object([("name", .string(e.name)), ("active", .bool(e.isActive)), ("ends", .date(e.ends)), ("balance", .int(e.balance)),
                          ("reason", .string(e.reason))])

@@ -4,7 +4,7 @@ import ReceiptCore
 extension PurchaseLedger {
     /// What the entitlement calculation needs about one customer, read from the database.
     func entitlementInput(_ customerId: String) throws -> EntitlementInput {
-        let transactions = try database.query("""
+        var transactions = try database.query("""
             SELECT transaction_id, original_transaction_id, product_id, product_type, environment, purchase_date,
                    expires_date, revocation_date, cancellation_date, quantity
             FROM transactions WHERE customer_id = ?
@@ -17,6 +17,18 @@ extension PurchaseLedger {
                              purchaseDate: row.date("purchase_date"), expiresDate: row.date("expires_date"),
                              revocationDate: row.date("revocation_date"), cancellationDate: row.date("cancellation_date"),
                              quantity: row.int("quantity") ?? 1)
+        }
+        // Apple's billing grace period (signed renewal info): the newest period of a subscription
+        // in one keeps granting until the grace period ends.
+        let graces = try database.query("""
+            SELECT original_transaction_id, grace_period_expires_date FROM subscription_states
+            WHERE customer_id = ? AND status = 4 AND grace_period_expires_date IS NOT NULL
+            """, [.text(customerId)])
+        for grace in graces {
+            guard let original = grace.string("original_transaction_id"), let end = grace.date("grace_period_expires_date") else { continue }
+            let latest = transactions.indices.filter { (transactions[$0].originalTransactionId ?? transactions[$0].transactionId) == original }
+                .max { (transactions[$0].expiresDate ?? .distantPast) < (transactions[$1].expiresDate ?? .distantPast) }
+            if let latest { transactions[latest].gracePeriodEnd = end }
         }
         let grants = try database.query("""
             SELECT grant_id, entitlement, starts_at, ends_at, revoked_at, reason, granted_by FROM grants WHERE customer_id = ?

@@ -84,10 +84,11 @@ extension PurchaseLedger {
                 ON CONFLICT (notification_uuid) DO UPDATE SET customer_id = excluded.customer_id, outcome = excluded.outcome
                 """, [.text(uuid), .text(type), .text(notification.subtype), .text(notification.environment.environment.rawValue),
                       .date(notification.signedDate), .integer(receiptId), .text(owner), .text(outcome), .date(now)])
-            for customer in Set(changes.map(\.customerId)).sorted() { try refreshEntitlements(customer, now: now) }
             if owner != nil || facts.isEmpty {  // unmatched: recorded when it is applied again with an owner
                 try recordAppleState(notification, uuid: uuid, customerId: owner, now: now)
             }
+            // The owner's too: Apple's subscription state (a grace period) can change what they hold.
+            for customer in Set(changes.map(\.customerId) + [owner].compactMap { $0 }).sorted() { try refreshEntitlements(customer, now: now) }
             try openRefundRequest(notification, uuid: uuid, customerId: owner, now: now)
             try recordMassExtensionSummary(notification, now: now)
             try audit(now, operatorName, "notify", owner.map { "customer:\($0)" } ?? "notification:\(uuid)", .object([

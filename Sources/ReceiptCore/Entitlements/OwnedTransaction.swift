@@ -19,6 +19,9 @@ public struct OwnedTransaction: Sendable, Equatable {
     public var cancellationDate: Date?
     /// Consumables: how many were bought at once.
     public var quantity: Int64
+    /// Auto-renewables: the end of Apple's billing grace period after this period, when Apple's
+    /// signed renewal info says the subscription is in one (access continues until then).
+    public var gracePeriodEnd: Date?
 
     public init(transactionId: String, originalTransactionId: String? = nil, productId: String,
                 productType: ProductType? = nil, environment: Environment, purchaseDate: Date?,

@@ -41,6 +41,10 @@ enum PurchaseSources {
         case .autoRenewable:
             naturalEnd = transaction.expiresDate
             if naturalEnd == nil { flags.append("no expiry date") }
+            if let grace = transaction.gracePeriodEnd, let paid = naturalEnd, grace > paid {
+                naturalEnd = grace
+                flags.append("billing grace period")
+            }
         case .nonRenewing:
             if let duration = product?.duration, let starts {
                 naturalEnd = duration.adding(to: starts)
@@ -87,6 +91,9 @@ enum PurchaseSources {
         } else {
             let ends = end.map { RFC3339.format($0.date) }
             switch type {
+            case .autoRenewable where transaction.gracePeriodEnd != nil && ends != nil && flags.contains("billing grace period"):
+                reason = "\(entitlement) via transaction \(id), auto-renewable, in Apple's billing grace period until \(ends ?? "")"
+                    + (transaction.expiresDate.map { " (the paid period ended \(RFC3339.format($0)))" } ?? "")
             case .autoRenewable:
                 reason = "\(entitlement) via transaction \(id), auto-renewable, " + (ends.map { "expires \($0)" } ?? "no expiry date")
             case .nonRenewing:
