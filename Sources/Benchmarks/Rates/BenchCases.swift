@@ -46,7 +46,9 @@ enum BenchCases {
         cases += try forgedCases()
         let selected = cases.filter { only.map($0.name.contains) ?? true }
         let floorsWanted = only.map { "OpenSSL bare RSA-2048 verify ECDSA P-256".contains($0) } ?? true
-        let floors = try floorCases()
+        // The floors' keys are generated only when a floor row or a pair's case is to run.
+        let pairWanted = selected.contains { bench in pairs.contains { $0.caseName == bench.name } }
+        let floors = floorsWanted || pairWanted ? try floorCases() : []
         return (selected + (floorsWanted ? floors.filter { only.map($0.name.contains) ?? true } : []), floors)
     }
 

@@ -60,12 +60,11 @@ public struct RatioSummary: Equatable, Sendable {
         return (value * scale).rounded() / scale
     }
 
-    /// "52% (median of 20 interleaved rounds; IQR 49–55%, range 45–58%)"; values under 1% as
-    /// plain ratios ("0.0042 (…)").
+    /// "52% (median of 20 interleaved rounds; IQR 49–55%, range 45–58%)"; under 10%, two
+    /// significant digits ("2.3%", "0.41%").
     public var text: String {
-        let percent = maximum >= 0.01
-        func show(_ value: Double) -> String { percent ? String(format: "%.0f%%", value * 100) : String(format: "%.2g", value) }
-        func bare(_ value: Double) -> String { percent ? String(format: "%.0f", value * 100) : String(format: "%.2g", value) }
+        func bare(_ value: Double) -> String { String(format: value * 100 >= 10 ? "%.0f" : "%.2g", value * 100) }
+        func show(_ value: Double) -> String { bare(value) + "%" }
         return "\(show(median)) (median of \(rounds) interleaved rounds; IQR \(bare(lowerQuartile))–\(show(upperQuartile)), "
             + "range \(bare(minimum))–\(show(maximum)))"
     }
