@@ -22,7 +22,10 @@ let package = Package(
         .target(name: "StoreSimulator", dependencies: ["ReceiptCore"], path: "Sources/StoreSimulator"),
         .target(name: "ConsoleUI", dependencies: ["PurchaseStore", "ReceiptCore"], path: "Sources/ConsoleUI"),
         .target(name: "ConsoleCurses", dependencies: ["ConsoleUI", "CNcurses"], path: "Sources/ConsoleCurses"),
-        .executableTarget(name: "receiptdesk", dependencies: ["ReceiptCore", "AppStoreAPI", "PurchaseStore", "StoreSimulator", "ConsoleUI", "ConsoleCurses"],
+        // Every bench and soak case; the command line calls it, no product module imports it.
+        .target(name: "Benchmarks", dependencies: ["ReceiptCore", "AppStoreAPI", "PurchaseStore", "StoreSimulator", "ConsoleUI"],
+                path: "Sources/Benchmarks"),
+        .executableTarget(name: "receiptdesk", dependencies: ["ReceiptCore", "AppStoreAPI", "PurchaseStore", "StoreSimulator", "ConsoleUI", "ConsoleCurses", "Benchmarks"],
                           path: "Sources/receiptdesk"),
         .testTarget(name: "ReceiptCoreTests", dependencies: ["ReceiptCore", "StoreSimulator"],
                     path: "Tests/ReceiptCoreTests"),
@@ -32,8 +35,9 @@ let package = Package(
                     path: "Tests/PurchaseStoreTests"),
         .testTarget(name: "ReceiptDeskCLITests", dependencies: ["receiptdesk", "ReceiptCore", "AppStoreAPI", "StoreSimulator"],
                     path: "Tests/ReceiptDeskCLITests"),
-        .testTarget(name: "ConsoleUITests", dependencies: ["ConsoleUI", "PurchaseStore", "ReceiptCore", "AppStoreAPI", "StoreSimulator", "receiptdesk"],
+        .testTarget(name: "ConsoleUITests", dependencies: ["ConsoleUI", "PurchaseStore", "ReceiptCore", "AppStoreAPI", "StoreSimulator", "receiptdesk", "Benchmarks"],
                     path: "Tests/ConsoleUITests", exclude: ["Snapshots"]),
+        .testTarget(name: "BenchmarksTests", dependencies: ["Benchmarks", "ReceiptCore"], path: "Tests/BenchmarksTests"),
         .testTarget(name: "StoreSimulatorTests", dependencies: ["StoreSimulator", "ReceiptCore", "AppStoreAPI"],
                     path: "Tests/StoreSimulatorTests"),
     ]

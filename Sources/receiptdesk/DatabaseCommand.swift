@@ -1,7 +1,7 @@
+import Benchmarks
 import Foundation
 import PurchaseStore
 import ReceiptCore
-import StoreSimulator
 
 /// `receiptdesk db init [--db PATH|URL]`: creates the database when it is missing and brings its
 /// schema up to date, saying which it did (what a team runs once before the first import).
@@ -28,7 +28,7 @@ enum DatabaseCommand {
         case "init": return try initialise(rest)
         case "copy": return try copy(rest)
         case "bench": return try bench(rest)
-        case "bench-worker": return try PostgresBench.worker(rest)  // started by the benchmark, not documented
+        case "bench-worker": return try benchWorker(rest)  // started by the benchmark, not documented
         default: throw CommandFailure.usage("unknown db command '\(command)'\n\(usage)")
         }
     }
@@ -113,8 +113,8 @@ enum DatabaseCommand {
         var args = Arguments(arguments)
         guard let url = try args.value("--postgres") else { throw CommandFailure.usage("db bench needs --postgres URL\n\(usage)") }
         let receipts = try args.value("--receipts").map { text -> Int in
-            guard let value = Int(text), value >= 10, value <= LedgerImportBench.receiptCount else {
-                throw CommandFailure.usage("--receipts \(text) is not between 10 and \(LedgerImportBench.receiptCount)")
+            guard let value = Int(text), value >= 10, value <= BenchSuite.maxReceipts else {
+                throw CommandFailure.usage("--receipts \(text) is not between 10 and \(BenchSuite.maxReceipts)")
             }
             return value
         } ?? 2_000
@@ -125,121 +125,22 @@ enum DatabaseCommand {
         let lookupDatabases = try args.values("--lookups-on")
         let json = args.flag("--json")
         _ = try args.finish(maxPositionals: 0)
-        var report = try backendFigures(postgresURL: url, receipts: receipts, runs: runs, progress: !json)
-        for location in lookupDatabases { try millionLookups(location, runs: runs, into: &report) }
-        if json {
-            print(JSONValue.array(report.figures.map(\.json)).serialized())
-        } else {
-            print((report.figures.map(\.line) + report.notes.map { "note: " + $0 }).joined(separator: "\n"))
-        }
+        let output = try BenchSuite.backends(postgresURL: url, receipts: receipts, runs: runs, lookupsOn: lookupDatabases, progress: !json)
+        print(json ? output.json.serialized() : output.lines.joined(separator: "\n"))
         return .ok
     }
 
-    /// The backend figures for `receiptdesk bench`: for SQLite and for PostgreSQL at `postgresURL`
-    /// (in a temporary schema, dropped afterwards), `receipts` generated receipts of 3
-    /// transactions imported from 1 and from 4 connections into fresh databases (one operation
-    /// each, then in batches of 100), and the ledger lookups (`runs` each) on the first database.
-    static func backendFigures(postgresURL: String, receipts count: Int, runs: Int, progress: Bool) throws -> LedgerBenchReport {
-        var report = LedgerBenchReport()
-        let authority = try TestCertificateAuthority.shared()
-        LedgerBenchCases.say("backends: building \(count) receipts…", progress)
-        let receipts = try (0..<count).map { try LedgerImportBench.receipt($0, authority) }
-        let scratch = try BenchScratch(postgresURL: postgresURL)
-        defer { scratch.remove() }
-        for backend in ["sqlite", "postgresql"] {
-            var single: Double = 0
-            for (workers, batch) in [(1, 1), (4, 1), (1, 100), (4, 100)] {
-                let location = try scratch.newDatabase(backend)
-                _ = try PurchaseDatabase.open(location)  // migrated once, before timing
-                LedgerBenchCases.say("backends: \(backend), importing from \(workers) connection(s), batches of \(batch)…", progress)
-                let figure = try BackendBenchmark.importThroughput(
-                    workers: workers, batch: batch, receipts: receipts, customer: { LedgerImportBench.customerId($0 % LedgerImportBench.customerCount) },
-                    open: { try PurchaseDatabase.open(location) }, configuration: LedgerBenchCases.configuration,
-                    trust: authority.trustStore(), now: LedgerBenchCases.now)
-                try LedgerBenchCases.expect(figure.transactions == Int64(count * LedgerImportBench.purchasesPerReceipt),
-                                            "\(backend): \(figure.transactions) transactions recorded, not \(count * 3)")
-                let how = batch > 1 ? "batches of \(batch)" : "one operation each"
-                let name = "\(backend) import from \(workers) connection\(workers == 1 ? "" : "s"), \(how), transactions/s"
-                report.figures.append(LedgerFigure(name: name, value: figure.transactionsPerSecond, aim: .none))
-                if workers == 1 {
-                    single = figure.transactionsPerSecond
-                    if batch == 1 { try lookups(location, backend: backend, count: count, runs: runs, into: &report) }
-                } else if single > 0 {
-                    report.figures.append(LedgerFigure(name: "\(backend) import, \(how), \(workers) connections ÷ 1 connection",
-                                                       value: figure.transactionsPerSecond / single, aim: .atLeast(2)))
-                }
-            }
+    /// `receiptdesk db bench-worker --db LOCATION --receipts N --worker K --workers W`: one of the
+    /// importing processes of `bench --postgres` (the body is `BenchSuite.importWorker`).
+    static func benchWorker(_ arguments: [String]) throws -> ExitStatus {
+        var args = Arguments(arguments)
+        guard let location = try args.value("--db"), let total = try args.value("--receipts").flatMap({ Int($0) }),
+              let index = try args.value("--worker").flatMap({ Int($0) }), let count = try args.value("--workers").flatMap({ Int($0) }),
+              count > 0, index >= 0, index < count else {
+            throw CommandFailure.usage("usage: receiptdesk db bench-worker --db LOCATION --receipts N --worker K --workers W")
         }
-        report.notes.append("backends: \(count) receipts × 3 transactions, one importArtefact each or importBatch of 100; workers are threads with a connection each; PostgreSQL writers queue only for the audit append at commit and per customer (batches, which use savepoints, one at a time), SQLite's on its one write lock; receiptdesk bench --postgres URL measures separate processes")
-        return report
-    }
-
-    /// The lookups of `LedgerLookupBench` (random keys of its generator) on `location`, a copy of
-    /// its 1,000,000-transaction database on either backend.
-    static func millionLookups(_ location: String, runs: Int, into report: inout LedgerBenchReport) throws {
-        let database = try PurchaseDatabase.open(location, create: false)
-        let customers = try database.queryFirst("SELECT count(*) AS n FROM customers", [])?.int("n") ?? 0
-        try LedgerBenchCases.expect(customers == Int64(LedgerLookupBench.customerCount),
-                                    "\(database.location) holds \(customers) customers, not the lookup benchmark's \(LedgerLookupBench.customerCount)")
-        let ledger = PurchaseLedger(database: database, configuration: LedgerBenchCases.configuration,
-                                    verifier: ReceiptVerifier(trust: try TestCertificateAuthority.shared().trustStore()))
-        var random = SplitMix64(seed: 0x5EED)
-        func keys(_ count: Int, _ name: (Int) -> String) -> [String] { (0..<1_000).map { _ in name(Int.random(in: 0..<count, using: &random)) } }
-        let count = LedgerLookupBench.customerCount
-        let per = LedgerLookupBench.perCustomer
-        let figures = try BackendBenchmark.lookups(
-            ledger, customers: keys(count, LedgerLookupBench.customerId),
-            transactions: keys(count * per, LedgerLookupBench.transactionId),
-            orders: keys(count / 2) { LedgerLookupBench.orderId($0 * 2) },
-            originals: keys(count) { LedgerLookupBench.transactionId($0 * per) }, runs: runs)
-        for figure in figures {
-            report.figures.append(LedgerFigure(name: "\(database.dialect.name) lookup \(figure.name) on 1,000,000 transactions, median ms",
-                                               value: figure.medianMilliseconds, aim: .below(5)))
-            report.figures.append(LedgerFigure(name: "\(database.dialect.name) lookup \(figure.name) on 1,000,000 transactions, p99 ms",
-                                               value: figure.p99Milliseconds, aim: .none))
-        }
-    }
-
-    static func lookups(_ location: String, backend: String, count: Int, runs: Int, into report: inout LedgerBenchReport) throws {
-        let ledger = PurchaseLedger(database: try PurchaseDatabase.open(location), configuration: LedgerBenchCases.configuration,
-                                    verifier: ReceiptVerifier(trust: try TestCertificateAuthority.shared().trustStore()))
-        let customers = (0..<min(count, LedgerImportBench.customerCount)).map(LedgerImportBench.customerId)
-        let transactions = (0..<count).map { String(3_000_000_000_000 + $0 * LedgerImportBench.purchasesPerReceipt + 1) }
-        let originals = (0..<min(count, LedgerImportBench.customerCount)).map { String(3_000_000_000_000 + $0 * LedgerImportBench.purchasesPerReceipt) }
-        let figures = try BackendBenchmark.lookups(ledger, customers: customers, transactions: transactions,
-                                                   orders: (0..<100).map { "order-\($0)" }, originals: originals, runs: runs)
-        for figure in figures {
-            report.figures.append(LedgerFigure(name: "\(backend) lookup \(figure.name) on \(count * 3) transactions, median ms",
-                                               value: figure.medianMilliseconds, aim: .below(5)))
-            report.figures.append(LedgerFigure(name: "\(backend) lookup \(figure.name) on \(count * 3) transactions, p99 ms",
-                                               value: figure.p99Milliseconds, aim: .none))
-        }
-    }
-}
-
-/// Fresh databases for the backend benchmark: files in a temporary folder, schemas on the server.
-final class BenchScratch {
-    let folder: URL
-    let postgresURL: String
-    private var schemas: [String] = []
-
-    init(postgresURL: String) throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("receiptdesk-bench-backends-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        self.postgresURL = postgresURL
-    }
-
-    func newDatabase(_ backend: String) throws -> String {
-        let name = "receiptdesk_bench_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16)
-        guard backend == "postgresql" else { return folder.appendingPathComponent("\(name).sqlite").path }
-        try PostgresDatabase(url: postgresURL).execute("CREATE SCHEMA \(name)", [])
-        schemas.append(name)
-        return postgresURL + (postgresURL.contains("?") ? "&" : "?") + "options=-csearch_path%3D\(name)"
-    }
-
-    func remove() {
-        try? FileManager.default.removeItem(at: folder)  // best effort: a leftover temp folder is harmless
-        guard !schemas.isEmpty, let server = try? PostgresDatabase(url: postgresURL) else { return }  // best effort, as above
-        for schema in schemas { _ = try? server.execute("DROP SCHEMA \(schema) CASCADE", []) }  // best effort, as above
+        _ = try args.finish(maxPositionals: 0)
+        try BenchSuite.importWorker(location: location, receipts: total, worker: index, workers: count)
+        return .ok
     }
 }

@@ -1,4 +1,5 @@
 import AppStoreAPI
+import Benchmarks
 import Foundation
 import PurchaseStore
 import ReceiptCore
@@ -43,6 +44,12 @@ struct CommandFailure: Error {
             case .appleError where !apple.isTemporary:
                 return CommandFailure(status: .badInput, message: "Apple refused: \(apple.reason)")
             default: return CommandFailure(status: apple.isTemporary ? .temporaryFailure : .unavailable, message: "Apple: \(apple.reason)")
+            }
+        case let bench as BenchmarkError:
+            switch bench.code {
+            case .usage: return CommandFailure(status: .usage, message: bench.reason)
+            case .unavailable: return CommandFailure(status: .unavailable, message: bench.reason)
+            case .inputNotValid, .notAsDesigned: return CommandFailure(status: .badInput, message: bench.reason)
             }
         default: return CommandFailure(status: .badInput, message: "\(error)")
         }

@@ -2,6 +2,7 @@ import Foundation
 import PurchaseStore
 import ReceiptCore
 import Testing
+import Benchmarks
 @testable import ConsoleUI
 
 /// Keyset paging of PurchaseStore/Browse on a generated database, on SQLite and PostgreSQL:

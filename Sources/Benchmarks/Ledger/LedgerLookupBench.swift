@@ -3,124 +3,6 @@ import PurchaseStore
 import ReceiptCore
 import StoreSimulator
 
-/// One figure of the ledger benchmarks, held to the aim of issue 3 where it has one. The unit is
-/// part of the name, which is also the JSON `name` (the value goes in `opsPerSec`).
-struct LedgerFigure {
-    /// What the figure must reach.
-    enum Aim { case atLeast(Double), below(Double), none }
-
-    let name: String
-    let value: Double
-    let aim: Aim
-
-    /// `name: value (aim …) ✓/✗`, like the ratio lines.
-    var line: String {
-        let number = "\(name): " + String(format: value >= 1_000 ? "%.0f" : "%.3f", value)
-        switch aim {
-        case .atLeast(let floor): return number + String(format: " (aim ≥ %g) ", floor) + (value >= floor ? "✓" : "✗")
-        case .below(let ceiling): return number + String(format: " (aim < %g) ", ceiling) + (value < ceiling ? "✓" : "✗")
-        case .none: return number
-        }
-    }
-
-    /// The `{"name": …, "opsPerSec": …}` entry of `bench --json`.
-    var json: JSONValue { .object([("name", .string(name)), ("opsPerSec", .double((value * 1_000).rounded() / 1_000))]) }
-}
-
-/// What the ledger benchmarks measured: figures, and notes on how (printed in text mode only).
-struct LedgerBenchReport {
-    var figures: [LedgerFigure] = []
-    var notes: [String] = []
-}
-
-/// A ledger benchmark that could not run as designed (an input that did not verify, a query plan
-/// that scans a table, a cached database that is not what the generator writes).
-struct LedgerBenchFailure: Error, CustomStringConvertible {
-    let message: String
-    var description: String { "ledger benchmark: \(message)" }
-}
-
-/// The fixed-size ledger benchmarks of issue 3: importing 10,000 generated receipts (transactions/s,
-/// peak memory) and lookups on a generated database of 1,000,000 transactions (median and p99 ms).
-/// Both are slow, so each runs once (not the ops/s loop); `--only` selects them by any of their
-/// figure names (`--only ledger`, `--only import`, `--only lookup`).
-enum LedgerBenchCases {
-    /// The catalogue of the generated purchases (the same as the ledger tests').
-    static let configuration = StoreConfiguration(
-        bundleIds: ["com.example.app"],
-        products: [
-            "com.example.pro.monthly": CatalogueProduct(entitlement: "pro", type: .autoRenewable),
-            "com.example.pro.lifetime": CatalogueProduct(entitlement: "pro", type: .nonConsumable),
-            "com.example.coins.100": CatalogueProduct(entitlement: "coins", type: .consumable, units: 100),
-        ],
-        paidToFree: PaidToFreeRule(entitlement: "pro", beforeBuild: "42", beforeDate: nil))
-    /// The ledger's fixed clock; every generated purchase lies before it.
-    static let now = RFC3339.parse("2025-06-01T12:00:00Z") ?? Date(timeIntervalSince1970: 1_748_779_200)
-    static let month: TimeInterval = 2_592_000
-
-    /// Runs the ledger benchmarks `only` selects (all when nil).
-    static func run(only: String?, progress: Bool) throws -> LedgerBenchReport {
-        var report = LedgerBenchReport()
-        func selected(_ names: [String]) -> Bool { only.map { wanted in names.contains { $0.contains(wanted) } } ?? true }
-        if selected(LedgerImportBench.names) { try LedgerImportBench.run(into: &report, progress: progress) }
-        if selected(LedgerLookupBench.names) { try LedgerLookupBench.run(into: &report, progress: progress) }
-        if selected(ReverifyBench.names) { try ReverifyBench.run(into: &report, progress: progress) }
-        if selected(ConsoleBench.names) { try ConsoleBench.run(into: &report, progress: progress) }
-        if selected(SearchBench.names) { try SearchBench.run(into: &report, progress: progress) }
-        return report
-    }
-
-    /// A progress line on standard error (text mode only).
-    static func say(_ text: String, _ progress: Bool) { if progress { FileHandle.standardError.write(Data("  \(text)\n".utf8)) } }
-
-    /// Fails the benchmark unless `condition` holds: a figure over wrong data is worse than none.
-    static func expect(_ condition: Bool, _ problem: @autoclosure () -> String) throws {
-        if !condition { throw LedgerBenchFailure(message: problem()) }
-    }
-
-    static func seconds(_ duration: Duration) -> Double {
-        let (whole, attoseconds) = duration.components
-        return Double(whole) + Double(attoseconds) / 1e18
-    }
-
-    /// `value` in decimal, zero-padded to `width` digits (stable, sortable ids).
-    static func padded(_ value: Int, _ width: Int) -> String {
-        let digits = String(value)
-        return String(repeating: "0", count: max(0, width - digits.count)) + digits
-    }
-}
-
-/// What Linux's /proc says about this process: the peak resident set size (`VmHWM`) and the
-/// calling thread's time on a CPU and waiting for one (`schedstat`); nil elsewhere.
-enum ProcessStats {
-    /// Resets the peak RSS to the current RSS (`5` into /proc/self/clear_refs, Linux ≥ 4.0).
-    static func resetPeakMemory() -> Bool {
-        let descriptor = open("/proc/self/clear_refs", O_WRONLY)
-        guard descriptor >= 0 else { return false }
-        defer { close(descriptor) }
-        return write(descriptor, "5", 1) == 1
-    }
-
-    /// The peak RSS in MiB.
-    static func peakMegabytes() -> Double? { statusMegabytes("VmHWM:") }
-
-    /// The current RSS in MiB.
-    static func residentMegabytes() -> Double? { statusMegabytes("VmRSS:") }
-
-    /// A kB field of /proc/self/status, in MiB.
-    private static func statusMegabytes(_ field: String) -> Double? {
-        let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
-        let line = status.split(separator: "\n").first { $0.hasPrefix(field) }
-        return line?.split(whereSeparator: \.isWhitespace).dropFirst().first.flatMap { Double($0) }.map { $0 / 1024 }
-    }
-
-    static func threadSeconds() -> (running: Double, waiting: Double)? {
-        let text = (try? String(contentsOfFile: "/proc/thread-self/schedstat", encoding: .utf8)) ?? ""
-        let fields = text.split(whereSeparator: \.isWhitespace).compactMap { Double($0) }
-        return fields.count >= 2 ? (fields[0] / 1e9, fields[1] / 1e9) : nil
-    }
-}
-
 /// Lookups on a generated database of 1,000,000 transactions (100,000 customers of 10 transactions,
 /// a small receipt each, an order for every second one), written through the real schema and cached
 /// in the temp folder under a name keyed by the schema version. No `ANALYZE` is run: the planner
@@ -255,7 +137,7 @@ enum LedgerLookupBench {
         for (sql, parameters) in queries {
             let plan = try database.query("EXPLAIN QUERY PLAN " + sql, parameters).compactMap { $0.string("detail") }
             if let scan = plan.first(where: { $0.hasPrefix("SCAN ") && !$0.hasPrefix("SCAN CONSTANT") }) {
-                throw LedgerBenchFailure(message: "a full table scan (\(scan)) instead of an index search in: \(sql)")
+                throw BenchmarkError.ledger("a full table scan (\(scan)) instead of an index search in: \(sql)")
             }
         }
         return queries.count
@@ -268,7 +150,7 @@ enum LedgerLookupBench {
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: partial + suffix) }  // an interrupted run's
         try populate(partial, progress: progress)
         guard rename(partial, path) == 0 else {
-            throw LedgerBenchFailure(message: "cannot move \(partial) to \(path): \(String(cString: strerror(errno)))")
+            throw BenchmarkError.ledger("cannot move \(partial) to \(path): \(String(cString: strerror(errno)))")
         }
     }
 
@@ -302,7 +184,7 @@ enum LedgerLookupBench {
             RETURNING receipt_id
             """, [.text(DigestAlgorithm.sha256.hash(raw).hexString), .blob(raw), .text("{\"format\":\"unified\",\"customer\":\"\(customer)\"}"),
                   .date(joined), .text(customer), .date(joined)])?.int("receipt_id")
-        guard let receiptId else { throw LedgerBenchFailure(message: "storing a generated receipt returned no id") }
+        guard let receiptId else { throw BenchmarkError.ledger("storing a generated receipt returned no id") }
         let base = index * perCustomer
         let order: String? = index % 2 == 0 ? orderId(index) : nil
         if let order {
@@ -328,19 +210,5 @@ enum LedgerLookupBench {
                       .date(renewal ? bought.addingTimeInterval(LedgerBenchCases.month) : nil), .text(renewal ? id : nil),
                       .integer(receiptId), .date(bought)])
         }
-    }
-}
-
-/// A small seeded generator, so every run looks up the same ids.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -51,7 +51,7 @@ enum ReverifyBench {
             simulator.faults.resetCounters()
             let clock = ContinuousClock()
             let start = clock.now
-            let reports = runCancellable { await reverifier.reverify(batch, concurrency: concurrency) }
+            let reports = blockingAwait { await reverifier.reverify(batch, concurrency: concurrency) }
             seconds[concurrency] = LedgerBenchCases.seconds(clock.now - start)
             try LedgerBenchCases.expect(reports.count == batch.count && reports.allSatisfy { $0.outcome == .verified },
                                         "not every receipt re-verified at concurrency \(concurrency)")

@@ -31,7 +31,7 @@ enum PostgresBench {
                                                    value: rate, aim: .none))
                 if processes == 1 {
                     single = rate
-                    try DatabaseCommand.lookups(location, backend: backend, count: receipts, runs: runs, into: &report)
+                    try BackendFigures.lookups(location, backend: backend, count: receipts, runs: runs, into: &report)
                 } else if single > 0 {
                     report.figures.append(LedgerFigure(name: "\(backend) import, \(processes) processes ÷ 1 process", value: rate / single,
                                                        aim: backend == "postgresql" ? .atLeast(2) : .none))
@@ -59,7 +59,7 @@ enum PostgresBench {
         }
         defer { for worker in workers where worker.process.isRunning { worker.process.terminate() } }
         for worker in workers {
-            guard readLine(worker.output) == "ready" else { throw LedgerBenchFailure(message: "a bench worker did not start (\(location))") }
+            guard readLine(worker.output) == "ready" else { throw BenchmarkError.ledger("a bench worker did not start (\(location))") }
         }
         let start = ContinuousClock.now
         for worker in workers { worker.input.fileHandleForWriting.write(Data("go\n".utf8)) }
@@ -68,7 +68,7 @@ enum PostgresBench {
             let line = readLine(worker.output) ?? ""
             worker.process.waitUntilExit()
             guard worker.process.terminationStatus == 0, line.hasPrefix("done "), let recorded = Int64(line.dropFirst(5)) else {
-                throw LedgerBenchFailure(message: "a bench worker failed (exit \(worker.process.terminationStatus)): \(line)")
+                throw BenchmarkError.ledger("a bench worker failed (exit \(worker.process.terminationStatus)): \(line)")
             }
             transactions += recorded
         }
@@ -89,14 +89,7 @@ enum PostgresBench {
     /// `receiptdesk db bench-worker --db LOCATION --receipts N --worker K --workers W`: builds
     /// receipts K, K+W, K+2W, … of the import benchmark, says `ready`, waits for a line on
     /// standard input, imports them (one operation each) and says `done TRANSACTIONS`.
-    static func worker(_ arguments: [String]) throws -> ExitStatus {
-        var args = Arguments(arguments)
-        guard let location = try args.value("--db"), let total = try args.value("--receipts").flatMap({ Int($0) }),
-              let index = try args.value("--worker").flatMap({ Int($0) }), let count = try args.value("--workers").flatMap({ Int($0) }),
-              count > 0, index >= 0, index < count else {
-            throw CommandFailure.usage("usage: receiptdesk db bench-worker --db LOCATION --receipts N --worker K --workers W")
-        }
-        _ = try args.finish(maxPositionals: 0)
+    static func worker(location: String, total: Int, index: Int, count: Int) throws {
         let authority = try TestCertificateAuthority.shared()
         let mine = Array(stride(from: index, to: total, by: count))
         let receipts = try mine.map { try LedgerImportBench.receipt($0, authority) }
@@ -105,13 +98,12 @@ enum PostgresBench {
                                     clock: { LedgerBenchCases.now })
         if let first = receipts.first { _ = ledger.verifier.verify(try ReceiptDecoder.decode(first)) }  // the chain cache warm, as in a running process
         FileHandle.standardOutput.write(Data("ready\n".utf8))  // unbuffered: the parent waits for it
-        guard Swift.readLine() != nil else { return .ok }  // the parent went away: nothing to measure
+        guard Swift.readLine() != nil else { return }  // the parent went away: nothing to measure
         var recorded: Int64 = 0
         for (position, bytes) in receipts.enumerated() {
             let customer = LedgerImportBench.customerId(mine[position] % LedgerImportBench.customerCount)
             recorded += Int64(try ledger.importArtefact(bytes, customer: customer, source: "bench", operatorName: "bench-\(index)").transactions.count)
         }
         FileHandle.standardOutput.write(Data("done \(recorded)\n".utf8))
-        return .ok
     }
 }

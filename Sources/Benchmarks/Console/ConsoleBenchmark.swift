@@ -1,3 +1,4 @@
+import ConsoleUI
 import Foundation
 import PurchaseStore
 import ReceiptCore
@@ -6,17 +7,38 @@ import ReceiptCore
 /// `VirtualScreen` (everything but the terminal): the first screen after start, a filter by
 /// transaction id, and page-downs, each the median of `runs` timings in milliseconds, plus the
 /// process's peak memory. For `receiptdesk bench` on the generated 1,000,000-transaction database.
+///
+/// The floor: each timed step is paired with one read of the first page of transactions
+/// straight through the database (`floorSQL`: SQLite's or PostgreSQL's own speed at that
+/// moment, no console code), taken just before or just after it (alternating). The ratio of
+/// each pair (floor time ÷ step time: the step's speed in bare page reads) moves with the
+/// console's code, not with a busy machine, which slows both alike. A step's later rounds
+/// against its first round were considered and rejected: that ratio measures warm caches
+/// against cold, not the console against the machine.
 public enum ConsoleBenchmark {
-    /// A benchmark that could not run as designed (an empty database, a filter that found nothing).
-    public struct Failure: Error, CustomStringConvertible {
-        public let description: String
+    /// One console figure: its name, the median in ms (or MB), and its per-round ratio to the floor.
+    public struct Figure {
+        public let name: String
+        public let value: Double
+        public let ratio: RatioSummary?
     }
+
+    /// What the floor reads: one page of the biggest list, by its key, as rows.
+    static let floorSQL = "SELECT * FROM transactions ORDER BY transaction_id LIMIT 40"
+    /// The floor's name in the figures' lines and JSON.
+    static let floorName = "a bare read of 40 transactions"
 
     /// Figure names and values: "console first screen 160×48, median ms", "console filter by
     /// transaction id, median ms", "console page-down …, median ms", "console peak memory MB".
     /// Read-only: nothing is written to the database.
     public static func run(ledger: PurchaseLedger, size: ScreenSize = ScreenSize(rows: 48, columns: 160),
                            runs: Int = 25, clock: @escaping @Sendable () -> Date = { Date() }) throws -> [(String, Double)] {
+        try measure(ledger: ledger, size: size, runs: runs, clock: clock).map { ($0.name, $0.value) }
+    }
+
+    /// `run`'s figures with the ratio of each step to the floor.
+    public static func measure(ledger: PurchaseLedger, size: ScreenSize = ScreenSize(rows: 48, columns: 160),
+                               runs: Int = 25, clock: @escaping @Sendable () -> Date = { Date() }) throws -> [Figure] {
         let runs = max(3, runs)
         let environment = ConsoleEnvironment(ledger: ledger, apple: nil, operatorName: "bench", readOnly: true,
                                              databaseLabel: (ledger.database.location as NSString).lastPathComponent, clock: clock)
@@ -28,60 +50,76 @@ public enum ConsoleBenchmark {
             let (seconds, attoseconds) = (timer.now - start).components
             return Double(seconds) * 1_000 + Double(attoseconds) / 1e15
         }
+        let floorRows = try ledger.database.query(floorSQL, []).count
+        guard floorRows > 0 else { throw BenchmarkError(.notAsDesigned, "console benchmark: the database holds no transactions") }
+        var floors: [String: [Double]] = [:]
+        /// Times `body` and, before or after it (alternating with `index`), the floor; the step's ms.
+        func paired(_ key: String, _ index: Int, _ body: () throws -> Void) throws -> Double {
+            let floor = { try milliseconds { _ = try ledger.database.query(floorSQL, []) } }
+            var floorTime = 0.0
+            if index % 2 == 1 { floorTime = try floor() }
+            let time = try milliseconds(body)
+            if index % 2 == 0 { floorTime = try floor() }
+            if index >= 3 { floors[key, default: []].append(floorTime) }
+            return time
+        }
+        func figure(_ name: String, _ key: String, _ times: [Double]) -> Figure {
+            Figure(name: name, value: median(times), ratio: RatioSummary(caseSeconds: times, floorSeconds: floors[key] ?? []))
+        }
 
         // First screen: a new controller (counts, first page, first customer's detail) drawn once.
         var first: [Double] = []
         for index in 0..<(runs + 3) {
-            let time = milliseconds {
+            let time = try paired("first", index) {
                 let controller = ConsoleController(environment: environment, size: size)
                 controller.render(on: screen)
             }
             if index >= 3 { first.append(time) }
         }
-        guard screen.text.contains("Customers") else { throw Failure(description: "the first screen shows no Customers tab") }
+        guard screen.text.contains("Customers") else { throw BenchmarkError(.notAsDesigned, "console benchmark: the first screen shows no Customers tab") }
 
         // Filter by transaction id: "/", the id, Enter, drawn; ids spread over the whole table.
         let ids = try sampleTransactionIds(ledger.database, count: runs + 3)
-        guard !ids.isEmpty else { throw Failure(description: "the database holds no transactions") }
+        guard !ids.isEmpty else { throw BenchmarkError(.notAsDesigned, "console benchmark: the database holds no transactions") }
         let controller = ConsoleController(environment: environment, size: size)
         controller.render(on: screen)
         controller.handle(.character("3"))
         var filter: [Double] = []
         for (index, id) in ids.enumerated() {
-            let time = milliseconds {
+            let time = try paired("filter", index) {
                 controller.handle(.character("/"))
                 controller.handle(.control("u"))
                 controller.type(id)
                 controller.handle(.enter)
                 controller.render(on: screen)
             }
-            guard screen.text.contains(id) else { throw Failure(description: "filtering by transaction \(id) did not show it") }
+            guard screen.text.contains(id) else { throw BenchmarkError(.notAsDesigned, "console benchmark: filtering by transaction \(id) did not show it") }
             if index >= 3 { filter.append(time) }
         }
         controller.handle(.character("\\"))
 
         // Page-downs on the transactions and on the customers list, from the top.
-        var figures: [(String, Double)] = [("console first screen \(size), median ms", median(first)),
-                                           ("console filter by transaction id, median ms", median(filter))]
+        var figures = [figure("console first screen \(size), median ms", "first", first),
+                       figure("console filter by transaction id, median ms", "filter", filter)]
         for (key, name) in [(Character("3"), "transactions"), (Character("1"), "customers")] {
             controller.handle(.character(key))
             controller.handle(.home)
             controller.render(on: screen)
             var pages: [Double] = []
             for index in 0..<(runs + 3) {
-                let time = milliseconds {
+                let time = try paired(name, index) {
                     controller.handle(.pageDown)
                     controller.render(on: screen)
                 }
                 if index >= 3 { pages.append(time) }
             }
-            figures.append(("console page-down (\(name)), median ms", median(pages)))
+            figures.append(figure("console page-down (\(name)), median ms", name, pages))
         }
         // A 50 KB paste (a long artefact from a ticket) into the filter prompt, drawn: one step.
         let pasted = String(repeating: "QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo0\n", count: 1_400)
         var pastes: [Double] = []
         for index in 0..<(runs + 3) {
-            let time = milliseconds {
+            let time = try paired("paste", index) {
                 controller.handle(.character("/"))
                 controller.handle(.paste(pasted))
                 controller.render(on: screen)
@@ -89,8 +127,8 @@ public enum ConsoleBenchmark {
             controller.handle(.escape)
             if index >= 3 { pastes.append(time) }
         }
-        figures.append(("console paste 50 KB, median ms", median(pastes)))
-        if let peak = peakMegabytes() { figures.append(("console peak memory MB", peak)) }
+        figures.append(figure("console paste 50 KB, median ms", "paste", pastes))
+        if let peak = ProcessStats.peakMegabytes() { figures.append(Figure(name: "console peak memory MB", value: peak, ratio: nil)) }
         return figures
     }
 
@@ -122,12 +160,5 @@ public enum ConsoleBenchmark {
         let sorted = values.sorted()
         guard !sorted.isEmpty else { return 0 }
         return (sorted[(sorted.count - 1) / 2] + sorted[sorted.count / 2]) / 2
-    }
-
-    /// The peak resident set size (Linux `VmHWM`), in MiB.
-    static func peakMegabytes() -> Double? {
-        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }  // not Linux
-        let line = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") }
-        return line?.split(whereSeparator: \.isWhitespace).dropFirst().first.flatMap { Double($0) }.map { $0 / 1024 }
     }
 }

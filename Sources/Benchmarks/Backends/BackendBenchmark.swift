@@ -1,4 +1,5 @@
 import Foundation
+import PurchaseStore
 import ReceiptCore
 
 /// Measurements for `receiptdesk bench` that compare the backends: import throughput from one and

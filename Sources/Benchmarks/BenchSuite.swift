@@ -1,0 +1,86 @@
+import Foundation
+import PurchaseStore
+import ReceiptCore
+
+/// What `receiptdesk bench` and `receiptdesk db bench` print: the JSON array of `--json`, or
+/// the text lines.
+public struct BenchOutput {
+    public let json: JSONValue
+    public let lines: [String]
+}
+
+/// The entry points of the command line's measuring commands: `bench`, `db bench` and the
+/// `db bench-worker` processes the PostgreSQL bench starts. The command line parses the
+/// arguments and prints; everything measured is here.
+public enum BenchSuite {
+    /// The most receipts `--receipts` may ask for (the import benchmark's).
+    public static let maxReceipts = LedgerImportBench.receiptCount
+
+    /// `receiptdesk bench`'s settings, parsed and checked by the command line.
+    public struct Options {
+        /// Where Apple's sample artefacts are (`Assets/Samples`).
+        public var samples: String
+        /// A substring of the names of the cases to run; all when nil.
+        public var only: String?
+        /// How long each rate case runs (a compared pair: 20 rounds of a tenth of it a side).
+        public var seconds: Double
+        /// A PostgreSQL URL for the backend figures, or nil.
+        public var postgres: String?
+        /// Receipts for the backend figures.
+        public var receipts: Int
+        /// Progress lines on standard error.
+        public var progress: Bool
+
+        public init(samples: String, only: String?, seconds: Double, postgres: String?, receipts: Int, progress: Bool) {
+            self.samples = samples
+            self.only = only
+            self.seconds = seconds
+            self.postgres = postgres
+            self.receipts = receipts
+            self.progress = progress
+        }
+    }
+
+    /// Runs the cases `options` select: the rate cases (compared pairs interleaved with their
+    /// floors), then the ledger's, the console's and the search's figures, and with a PostgreSQL
+    /// URL the backends'.
+    public static func run(_ options: Options) throws -> BenchOutput {
+        let only = options.only
+        let postgresOnly = options.postgres != nil && only.map { "postgresql".contains($0) || "postgres".contains($0) } == true
+        var results: [RateResult] = []
+        if !postgresOnly {
+            let (selected, floors) = try BenchCases.all(samples: options.samples, only: only)
+            results = try RateRun.measure(selected, floors: floors, seconds: options.seconds, progress: options.progress)
+        }
+        var ledger = postgresOnly ? LedgerBenchReport() : try LedgerBenchCases.run(only: only, progress: options.progress)
+        if let postgres = options.postgres {
+            let searchOnly = only.map { "search".contains($0) || $0.hasPrefix("search") } == true
+            if !searchOnly {
+                let backends = try PostgresBench.run(url: postgres, receipts: options.receipts, runs: 500, progress: options.progress)
+                ledger.figures += backends.figures
+                ledger.notes += backends.notes
+            }
+            if only == nil || searchOnly || postgresOnly { try SearchBench.runPostgres(url: postgres, into: &ledger, progress: options.progress) }
+        }
+        let width = results.map(\.name.count).max() ?? 0
+        let rows = results.map { $0.name.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + String(format: "%12.0f ops/s", $0.opsPerSecond) }
+        let lines = rows + results.compactMap(\.ratioLine) + BenchCases.decodeAim(results) + ledger.figures.map(\.line)
+            + ledger.notes.map { "note: " + $0 }
+        return BenchOutput(json: .array(results.map(\.json) + ledger.figures.map(\.json)), lines: lines)
+    }
+
+    /// `receiptdesk db bench`: import from 1 and 4 connections and the lookups on SQLite and on
+    /// PostgreSQL at `postgresURL` (`receipts` receipts, `runs` lookups each), plus the lookups on
+    /// each database of `lookupsOn` (copies of the 1,000,000-transaction lookup database).
+    public static func backends(postgresURL: String, receipts: Int, runs: Int, lookupsOn: [String], progress: Bool) throws -> BenchOutput {
+        var report = try BackendFigures.backendFigures(postgresURL: postgresURL, receipts: receipts, runs: runs, progress: progress)
+        for location in lookupsOn { try BackendFigures.millionLookups(location, runs: runs, into: &report) }
+        return BenchOutput(json: .array(report.figures.map(\.json)), lines: report.figures.map(\.line) + report.notes.map { "note: " + $0 })
+    }
+
+    /// The body of `receiptdesk db bench-worker` (one of the processes `bench --postgres` starts):
+    /// builds its share of the receipts, says `ready`, waits for `go`, imports, says `done N`.
+    public static func importWorker(location: String, receipts: Int, worker: Int, workers: Int) throws {
+        try PostgresBench.worker(location: location, total: receipts, index: worker, count: workers)
+    }
+}
