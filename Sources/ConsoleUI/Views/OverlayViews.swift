@@ -32,7 +32,7 @@ enum OverlayViews {
         let labelWidth = min(16, inner.columns / 4)
         var row = inner.row + 1
         // A form taller than the box scrolls so the focused field shows (the consumption form).
-        let fitting = max(1, (inner.rows - 3) / 2)
+        let fitting = max(1, (inner.rows - 3 - (form.error == nil ? 0 : 2)) / 2)
         let first = max(0, min(form.focus - fitting + 1, form.fields.count - fitting))
         if first > 0 {
             screen.put(" ↑ \(first) more", row: inner.row, column: inner.column, style: .muted, maxWidth: inner.columns)
