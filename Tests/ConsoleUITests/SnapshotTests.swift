@@ -84,6 +84,13 @@ struct SnapshotTests {
         Scenario(name: "quit-confirm", apple: ScriptedApple.mismatchAnswer, gated: true) { c, _ in
             c.handle(.character("4")); c.handle(.character("r")); c.handle(.character("q"))
         },
+        // Apple's side: alice's subscription in its grace period, two refund requests (one overdue).
+        Scenario(name: "customer-apple") { c, f in
+            try f.addAppleSide(); c.handle(.control("l")); c.handle(.enter); for _ in 0..<8 { c.handle(.down) }
+        },
+        Scenario(name: "customer-apple-timeline") { c, f in try f.addAppleSide(); c.handle(.control("l")); c.handle(.enter); c.handle(.end) },
+        Scenario(name: "refund-queue") { c, f in try f.addAppleSide(); c.handle(.character("$")) },
+        Scenario(name: "consumption-form") { c, f in try f.addAppleSide(); c.handle(.character("$")); c.handle(.enter); c.handle(.tab) },
     ]
 
     static let cases: [(Scenario, ScreenSize)] = scenarios.flatMap { scenario in sizes.map { (scenario, $0) } }

@@ -38,7 +38,7 @@ struct ChangeGuard {
                     rows.append(row)
                 }
             }
-        case .importArtefact:
+        case .importArtefact, .apple:
             return .none
         }
         return ChangeGuard(rows: rows, sets: sets)

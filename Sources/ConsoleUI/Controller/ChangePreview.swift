@@ -8,6 +8,8 @@ import ReceiptCore
 enum ChangePreview {
     static func confirmation(_ change: PendingChange, ledger: PurchaseLedger, operatorName: String, now: Date) throws -> Confirmation {
         switch change {
+        case .apple(let request):
+            return try ApplePreview.prepare(request, ledger: ledger, now: now).0
         case .grant(let customer, let entitlement, let end, let reason):
             let until: Date?
             switch end {

@@ -22,6 +22,8 @@ public final class ConsoleController {
     /// setting `cancelled` makes its wait for the lock give up.
     private let applyInbox = ApplyInbox()
     private var applyCancel: CancelFlag?
+    /// Work at Apple in the background (`ConsoleController+Apple`).
+    let appleDesk = AppleDesk()
 
     /// Opens the console at `size`, loading the counts and the first page of customers.
     public init(environment: ConsoleEnvironment, size: ScreenSize) {
@@ -33,6 +35,7 @@ public final class ConsoleController {
         var names = Set(configuration.products.values.map(\.entitlement))
         if let rule = configuration.paidToFree { names.insert(rule.entitlement) }
         state.catalogueEntitlements = names.sorted()
+        state.subscriptionProducts = configuration.products.filter { $0.value.type == .autoRenewable }.map(\.key).sorted()
         state.now = environment.clock()
         state.displayZone = environment.timeZone
         if let changes = environment.changes {
@@ -44,13 +47,16 @@ public final class ConsoleController {
         run(.loadList(.customers, ListRequest(cursor: .first, limit: state.layout.listRows, purpose: .replace(keepKey: nil))))
     }
 
-    deinit { task?.cancel() }
+    deinit {
+        task?.cancel()
+        appleDesk.task?.cancel()
+    }
 
     /// Whether the operator quit.
     public var isFinished: Bool { state.finished }
 
     /// Whether a re-verification is running (the loop should tick for the spinner).
-    public var isBusy: Bool { state.job != nil || state.applying != nil }
+    public var isBusy: Bool { state.job != nil || state.applying != nil || state.appleJob != nil }
 
     /// One key, mouse event or resize.
     public func handle(_ key: KeyEvent) { dispatch(.key(key)) }
@@ -81,7 +87,8 @@ public final class ConsoleController {
                 dispatch(.backgroundChanged)
             }
         }
-        if state.job != nil || state.applying != nil {
+        if collectApple() { changed = true }
+        if state.job != nil || state.applying != nil || state.appleJob != nil {
             dispatch(.tick)
             changed = true
         }
@@ -120,14 +127,14 @@ public final class ConsoleController {
     }
 
     /// Whether a background task (possibly cancelled) has not reported yet.
-    var hasBackgroundTask: Bool { task != nil }
+    var hasBackgroundTask: Bool { task != nil || appleDesk.task != nil }
 
     /// Waits (ticking) until no re-verification runs, at most `timeout` seconds; returns whether
     /// it finished. Blocks the calling thread: call it from a plain thread, never from a task.
     @discardableResult
     public func waitUntilIdle(timeout: Double = 30) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
-        while state.job != nil || task != nil {
+        while state.job != nil || task != nil || state.appleJob != nil || appleDesk.task != nil {
             tick()
             if Date() > deadline { return false }
             usleep(5_000)
@@ -139,6 +146,8 @@ public final class ConsoleController {
     public func shutdown() {
         task?.cancel()
         task = nil
+        appleDesk.task?.cancel()
+        appleDesk.task = nil
     }
 
     func dispatch(_ action: ConsoleAction) {
@@ -148,6 +157,7 @@ public final class ConsoleController {
     }
 
     private func run(_ effect: ConsoleEffect) {
+        if runApple(effect) { return }
         let ledgerLock = environment.lock
         let now = state.now
         switch effect {
@@ -254,6 +264,8 @@ public final class ConsoleController {
             task = nil
             generation += 1
             if state.job != nil { dispatch(.reverifyFinished([], cancelled: true)) }
+        case .loadRefunds, .openConsumption:
+            break  // runApple ran it
         }
     }
 

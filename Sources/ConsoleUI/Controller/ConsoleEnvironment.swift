@@ -40,6 +40,15 @@ public struct ConsoleEnvironment {
     /// default: tests, the fuzzer, the soak) writes no file at all. The terminal console sets the
     /// current directory.
     public var exportDirectory: String?
+    /// How often, and at most how many times, a mass extension's progress is asked of Apple.
+    public var applePollInterval: Duration = .seconds(5)
+    public var appleMaxPolls = 120
+
+    /// Acting at Apple (App Store Server API) through PurchaseStore, recorded and audited in the
+    /// ledger; nil when Apple has no Server API configured (then those actions say so).
+    var appleActions: AppleActions? {
+        apple?.serverAPI.map { AppleActions(ledger: lock, client: $0) }
+    }
 
     /// - Parameters:
     ///   - lock: pass the lock other users of `ledger` share, if any; a new one otherwise.

@@ -14,7 +14,8 @@ enum DetailLoader {
                 return .customer(CustomerDetail(summary: try ledger.customerSummary(id),
                                                 attempts: try browser.verificationAttempts(customer: id),
                                                 revocations: try browser.revocations(customer: id),
-                                                transfers: try ledger.transfers(of: id), arrivals: try ledger.arrivals(of: id)))
+                                                transfers: try ledger.transfers(of: id), arrivals: try ledger.arrivals(of: id),
+                                                apple: try ledger.appleSide(of: id)))
             case .order(let id):
                 guard let order = try ledger.order(id) else { return .empty("order \(id) not found") }
                 return .order(OrderDetail(order: order, transaction: try order.transactionId.flatMap { try ledger.transaction($0) }))

@@ -14,12 +14,15 @@ enum Command: String, CaseIterable, Sendable {
     case export
     case reverify, grant, revoke, restore, resolve
     case importArtefact = "import"
+    case appleStatus = "apple-status", extend, setToken = "set-token", history, lookupOrder = "lookup-order"
+    case refunds, massExtend = "mass-extend", notifications
 
     /// Whether it changes the database (absent and refused in read-only mode). Re-verifying
     /// records Apple's answer and applies what Apple knows, so it counts.
     var changesData: Bool {
         switch self {
         case .reverify, .grant, .revoke, .restore, .resolve, .importArtefact: return true
+        case .appleStatus, .extend, .setToken, .lookupOrder, .massExtend, .notifications: return true
         default: return false
         }
     }
@@ -59,6 +62,14 @@ enum Command: String, CaseIterable, Sendable {
         case .copy: return "copy the whole value of the row or line to the terminal's clipboard (OSC 52)"
         case .utc: return "show times in UTC, or back in your own zone"
         case .export: return "export the customer as a case file for a ticket (Markdown and JSON files)"
+        case .appleStatus: return "ask Apple for the customer's subscription status (recorded)"
+        case .extend: return "extend one of the customer's subscriptions at Apple (days, reason code, reason; preview)"
+        case .setToken: return "set the app account token of the transaction's purchase at Apple (preview)"
+        case .history: return "Apple's transaction history around the transaction, verified, with owners (pager)"
+        case .lookupOrder: return "look up an Apple order id from the invoice email: import its transactions for the customer"
+        case .refunds: return "the refund requests queue (most urgent first): review and send consumption information"
+        case .massExtend: return "extend every subscriber of a product at Apple (preview, then progress)"
+        case .notifications: return "fetch Apple's notification history for a period, or request a test notification"
         }
     }
 }
@@ -126,6 +137,14 @@ enum KeyBindings {
         KeyBinding(keys: [.character("y")], command: .copy, scope: .global, hint: nil),
         KeyBinding(keys: [.character("e")], command: .export, scope: .global, hint: nil),
         KeyBinding(keys: [.character("u")], command: .utc, scope: .global, hint: nil),
+        KeyBinding(keys: [.character("a")], command: .appleStatus, scope: .global, hint: "apple"),
+        KeyBinding(keys: [.character("E")], command: .extend, scope: .global, hint: "extend"),
+        KeyBinding(keys: [.character("$")], command: .refunds, scope: .global, hint: "refunds"),
+        KeyBinding(keys: [.character("T")], command: .setToken, scope: .global, hint: nil),
+        KeyBinding(keys: [.character("H")], command: .history, scope: .global, hint: nil),
+        KeyBinding(keys: [.character("O")], command: .lookupOrder, scope: .global, hint: nil),
+        KeyBinding(keys: [.character("M")], command: .massExtend, scope: .global, hint: nil),
+        KeyBinding(keys: [.character("N")], command: .notifications, scope: .global, hint: nil),
         KeyBinding(keys: [.character("?")], command: .help, scope: .global, hint: "help"),
         KeyBinding(keys: [.character("q")], command: .quit, scope: .global, hint: "quit"),
     ]

@@ -35,6 +35,12 @@ enum ConsoleAction {
     /// Something changed the database in the background (a cancelled re-verification that
     /// still recorded its answer): reload quietly.
     case backgroundChanged
+    /// The refund queue's requests (`all`: answered ones too).
+    case refundsLoaded([RefundRequest], all: Bool)
+    /// Work at Apple started in the background, reported progress, ended.
+    case appleStarted(AppleRequest)
+    case appleProgress(String)
+    case appleFinished(AppleOutcome)
 }
 
 /// An error as the console shows it: one line.
@@ -73,4 +79,8 @@ enum ConsoleEffect: Equatable {
     case exportCase(String)
     /// Write `text` to a new file at `path`.
     case writeFile(path: String, text: String, label: String)
+    /// Read the refund requests queue.
+    case loadRefunds(all: Bool)
+    /// Open the consumption form of a refund request, filled from the ledger's draft.
+    case openConsumption(Int64)
 }

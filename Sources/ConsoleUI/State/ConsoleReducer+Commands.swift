@@ -83,7 +83,7 @@ extension ConsoleReducer {
             state.message = StatusMessage(text: "cancelling the re-verification…", kind: .info)
             return [.cancelReverify]
         case .quit:
-            if state.job != nil {
+            if state.job != nil || state.appleJob != nil {
                 state.mode = .quitConfirm
             } else {
                 state.finished = true
@@ -91,6 +91,8 @@ extension ConsoleReducer {
             return []
         case .reverify: return startReverify(&state)
         case .grant, .revoke, .restore, .resolve, .importArtefact: return FormLogic.open(&state, command)
+        case .appleStatus, .extend, .setToken, .history, .lookupOrder, .massExtend, .notifications, .refunds:
+            return runApple(&state, command)
         }
     }
 

@@ -54,6 +54,7 @@ extension ConsoleReducer {
             return []
         case .form(let form): return FormLogic.handleKey(&state, form, key)
         case .pager(let pager): return PagerLogic.handleKey(&state, pager, key)
+        case .refunds(let queue): return RefundQueueLogic.handleKey(&state, queue, key)
         case .confirm(let confirmation):
             switch key {
             case .character("y"), .character("Y"):
@@ -74,7 +75,7 @@ extension ConsoleReducer {
             switch key {
             case .character("y"), .character("Y"):
                 state.finished = true
-                return state.job == nil ? [] : [.cancelReverify]
+                return state.job == nil ? [] : [.cancelReverify]  // Apple's task ends with the controller
             case .character("n"), .character("N"), .escape:
                 state.mode = .browse
             default: break

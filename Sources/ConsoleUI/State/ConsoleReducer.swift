@@ -102,6 +102,8 @@ enum ConsoleReducer {
             return []
         case .backgroundChanged:
             return refreshAll(&state)
+        case .refundsLoaded, .appleStarted, .appleProgress, .appleFinished:
+            return reduceApple(&state, action)
         case .reverifyFinished(let reports, let cancelled):
             state.job = nil
             for report in reports { state.reports[report.receiptId] = report }

@@ -38,6 +38,8 @@ enum Mode {
     case quitConfirm
     /// One whole value, read in a pager.
     case pager(PagerState)
+    /// The refund requests queue.
+    case refunds(RefundQueueState)
 }
 
 /// A re-verification running in the background.
@@ -83,6 +85,8 @@ struct ConsoleState {
     var message: StatusMessage?
     var job: JobState?
     var applying: ApplyingState?
+    /// Work at Apple running in the background (one at a time).
+    var appleJob: AppleJobState?
     /// The newest re-verification reports of this session, by receipt (at most 64 kept).
     var reports: [Int64: ReverifyReport] = [:]
     /// Ticks of the clock that drives the spinner (10 a second in the terminal).
@@ -90,6 +94,8 @@ struct ConsoleState {
     var finished = false
     /// The catalogue's entitlements, for the grant form.
     var catalogueEntitlements: [String] = []
+    /// The catalogue's auto-renewable products, for the mass extension form.
+    var subscriptionProducts: [String] = []
     /// The time the controller's clock gave for this action (expiry marks, the timeline's "now").
     var now = Date(timeIntervalSince1970: 0)
 

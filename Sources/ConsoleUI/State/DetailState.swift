@@ -65,6 +65,8 @@ struct CustomerDetail {
     var transfers: [TransferRecord] = []
     /// Transactions of theirs (or presented for them) that arrived again, newest first.
     var arrivals: [ArrivalRecord] = []
+    /// Apple's side: subscriptions as Apple reported them, its events, refund requests, extensions.
+    var apple: CustomerAppleSide?
 }
 
 /// A transaction with what it is bound to.

@@ -156,9 +156,13 @@ enum FormLogic {
 
     /// The change a filled-in form asks for, or why it cannot be asked.
     static func submit(_ form: FormState, now: Date) -> Result<PendingChange, ConsoleFailure> {
+        if let apple = AppleForms.submit(form, now: now) { return apple }
         let reason = form.value("Reason")
         let needsReason: Bool
-        if case .importArtefact = form.kind { needsReason = false } else { needsReason = true }
+        switch form.kind {
+        case .importArtefact: needsReason = false
+        default: needsReason = true
+        }
         if needsReason && reason.isEmpty {
             return .failure(ConsoleFailure("a reason is required: say why (it goes in the audit log); nothing changed"))
         }
@@ -194,6 +198,8 @@ enum FormLogic {
             let order = form.value("Order")
             return .success(.importArtefact(customer: customer, input: .text(artefact), orderId: order.isEmpty ? nil : order,
                                             createCustomer: form.choiceIndex("New customer") == 1))
+        case .extend, .setToken, .lookUpOrder, .consumption, .massExtend, .notifications:
+            return .failure(ConsoleFailure("\(form.kind.title): not a form of this console"))  // AppleForms answered above
         }
     }
 

@@ -73,6 +73,13 @@ enum FormKind: Equatable, Sendable {
     case restore(customer: String)
     case resolve(conflictId: Int64, owner: String, claimant: String)
     case importArtefact
+    /// Extend one of `originals` (the customer's subscriptions, in the choice's order).
+    case extend(customer: String, originals: [String])
+    case setToken(original: String)
+    case lookUpOrder(customer: String)
+    case consumption(requestId: Int64)
+    case massExtend
+    case notifications
 
     var title: String {
         switch self {
@@ -81,6 +88,12 @@ enum FormKind: Equatable, Sendable {
         case .restore(let c): return "Restore purchases to \(c)"
         case .resolve(let id, _, _): return "Resolve conflict #\(id)"
         case .importArtefact: return "Import a receipt, JWS or notification"
+        case .extend(let c, _): return "Extend a subscription of \(c) at Apple"
+        case .setToken(let original): return "Set the app account token of \(original) at Apple"
+        case .lookUpOrder(let c): return "Look up an Apple order for \(c)"
+        case .consumption(let id): return "Refund request #\(id): consumption information for Apple"
+        case .massExtend: return "Extend every subscriber of a product at Apple"
+        case .notifications: return "Apple's notifications"
         }
     }
 }
@@ -137,6 +150,8 @@ enum PendingChange: Equatable, Sendable {
                  includeConsumables: Bool = false)
     case resolve(conflictId: Int64, owner: String, reason: String)
     case importArtefact(customer: String, input: ArtefactInput, orderId: String?, createCustomer: Bool = false)
+    /// Asked of Apple (through PurchaseStore's `AppleActions`), off the screen's thread.
+    case apple(AppleRequest)
 
     /// The ledger action's name, for messages.
     var name: String {
@@ -146,6 +161,7 @@ enum PendingChange: Equatable, Sendable {
         case .restore: return "restore"
         case .resolve: return "resolve"
         case .importArtefact: return "import"
+        case .apple(let request): return request.name
         }
     }
 }

@@ -28,6 +28,7 @@ enum ConsoleView {
         case .confirm(let confirmation): OverlayViews.drawConfirm(state, confirmation, on: screen)
         case .quitConfirm: OverlayViews.drawQuitConfirm(state, on: screen)
         case .pager(let pager): PagerView.draw(state, pager, on: screen)
+        case .refunds(let queue): RefundQueueView.draw(state, queue, on: screen)
         case .browse, .filter, .command: break
         }
         screen.present()

@@ -40,6 +40,11 @@ enum CustomerDetailView {
             lines += DetailLines.paragraph(state.reasonAfterName, width: width, indent: 4 + nameWidth, style: .muted)
         }
 
+        // Apple's side, for a customer with a subscription or anything Apple said about them.
+        if let apple = detail.apple, !apple.isEmpty || s.transactions.contains(where: { $0.productType == "auto-renewable" }) {
+            lines += AppleSideView.subscriptions(apple, width: width, now: now)
+        }
+
         lines.append(DetailLines.heading("Orders"))
         if s.orders.isEmpty { lines.append(DetailLine([Span("  none", .muted)])) }
         let byOrder = Dictionary(grouping: s.transactions.filter { $0.orderId != nil }, by: { $0.orderId ?? "" })
@@ -91,6 +96,7 @@ enum CustomerDetailView {
 
         lines.append(DetailLines.heading("Timeline"))
         lines += TimelineView.lines(TimelineModel(detail, now: now), width: width).map { DetailLine($0) }
+        if let apple = detail.apple { lines += AppleSideView.events(apple, width: width) }
         return lines
     }
 

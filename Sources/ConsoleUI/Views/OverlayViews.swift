@@ -31,7 +31,13 @@ enum OverlayViews {
         let inner = rect.inside
         let labelWidth = min(16, inner.columns / 4)
         var row = inner.row + 1
-        for (index, field) in form.fields.enumerated() {
+        // A form taller than the box scrolls so the focused field shows (the consumption form).
+        let fitting = max(1, (inner.rows - 3 - (form.error == nil ? 0 : 2)) / 2)
+        let first = max(0, min(form.focus - fitting + 1, form.fields.count - fitting))
+        if first > 0 {
+            screen.put(" ↑ \(first) more", row: inner.row, column: inner.column, style: .muted, maxWidth: inner.columns)
+        }
+        for (index, field) in form.fields.enumerated() where index >= first && index < first + fitting {
             let focused = index == form.focus
             screen.put(" " + DisplayWidth.fit(field.label, to: labelWidth), row: row, column: inner.column,
                        style: focused ? CellStyle(.accent, bold: true) : .bold)
@@ -52,6 +58,10 @@ enum OverlayViews {
             }
             if focused { screen.put(field.hint, row: row + 1, column: column, style: .muted, maxWidth: room) }
             row += 2
+        }
+        if first + fitting < form.fields.count {
+            screen.put(" ↓ \(form.fields.count - first - fitting) more (Tab)", row: row, column: inner.column, style: .muted, maxWidth: inner.columns)
+            row += 1
         }
         if let error = form.error {
             for (offset, line) in ConsoleFormat.wrap(error, width: inner.columns - 4).enumerated() where row + offset < inner.row + inner.rows - 1 {
@@ -102,8 +112,9 @@ enum OverlayViews {
         let rect = state.layout.overlay(maxColumns: 60, maxRows: 5)
         Frame.clear(screen, rect)
         Frame.box(screen, rect, title: [Span("Quit?", CellStyle(.warning, bold: true))], focused: true)
-        let label = state.job?.label ?? "an action"
-        screen.put(" \(label) is being re-verified.", row: rect.row + 1, column: rect.column + 1, style: .plain, maxWidth: rect.columns - 2)
+        let running = state.job.map { "\($0.label) is being re-verified." } ?? state.appleJob.map { "\($0.label): Apple has not answered yet." }
+            ?? "an action is running."
+        screen.put(" " + running, row: rect.row + 1, column: rect.column + 1, style: .plain, maxWidth: rect.columns - 2)
         screen.put([Span(" y", CellStyle(.accent, bold: true)), Span(" quit (cancels it)   "), Span("n", CellStyle(.accent, bold: true)), Span(" stay")],
                    row: rect.row + 3, column: rect.column + 1, width: rect.columns - 2)
     }

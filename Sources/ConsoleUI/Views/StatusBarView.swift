@@ -47,6 +47,7 @@ enum StatusBarView {
         case .form: return [("Tab", "next field"), ("←→", "choose"), ("Enter", "next / preview"), ("Esc", "cancel")]
         case .confirm: return [("y", "apply"), ("n", "cancel: nothing changes")]
         case .quitConfirm: return [("y", "quit"), ("n", "stay")]
+        case .refunds: return [("Enter", "review & send"), ("a", "answered too"), ("j/k", "move"), ("Esc", "close")]
         }
     }
 

@@ -21,6 +21,10 @@ enum TabBarView {
             right.append(Span("\(frame) \(job.label) ", CellStyle(.accent, bold: true)))
             if width >= 120 { right.append(Span("Esc cancels  ", .muted)) }
         }
+        if let apple = state.appleJob {
+            let frame = spinner[(state.tick - apple.startedTick) % spinner.count]
+            right.append(Span("\(frame) \(apple.label) ", CellStyle(.accent, bold: true)))
+        }
         if state.auditProblem != nil {
             right.append(Span("⚠ AUDIT LOG ALTERED ", CellStyle(.danger, bold: true, reverse: true)))
             right.append(Span(" "))

@@ -17,6 +17,8 @@ struct TimelineModel {
         case grant(Date, Date?)
         /// A re-verification.
         case reverify(Date)
+        /// Something Apple said happened (`SubscriptionEvent.kind`: renewed, billing retry, refund, …).
+        case apple(Date, String)
     }
 
     struct Lane {
@@ -49,6 +51,16 @@ struct TimelineModel {
             }
             if let refunded = t.revocationDate ?? t.cancellationDate { byLane[key]?.marks.append(.refund(refunded)) }
         }
+        let products = Dictionary((detail.apple?.states ?? []).map { ($0.originalTransactionId, $0.productId ?? $0.originalTransactionId) },
+                                  uniquingKeysWith: { first, _ in first })
+        for event in detail.apple?.events ?? [] {
+            let key = "sub:" + event.originalTransactionId
+            if byLane[key] == nil {
+                order.append(key)
+                byLane[key] = Lane(label: products[event.originalTransactionId] ?? event.originalTransactionId, marks: [])
+            }
+            byLane[key]?.marks.append(.apple(event.occurredAt, event.kind))
+        }
         lanes = order.compactMap { byLane[$0] }
         var manual = Lane(label: "grants", marks: [])
         for grant in detail.summary.grants {
@@ -68,7 +80,7 @@ struct TimelineModel {
             for mark in lane.marks {
                 switch mark {
                 case .period(let a, let b, _): dates += [a, b]
-                case .purchase(let a, _), .refund(let a), .reverify(let a): dates.append(a)
+                case .purchase(let a, _), .refund(let a), .reverify(let a), .apple(let a, _): dates.append(a)
                 case .grant(let a, let b): dates.append(a); if let b { dates.append(b) }
                 }
             }
@@ -114,10 +126,11 @@ enum TimelineView {
                     if to > from { for c in (from + 1)...to { cells[c] = Span(b == nil && c == chart - 1 ? "→" : "─", CellStyle(.accent)) } }
                     cells[from] = Span("◆", CellStyle(.accent, bold: true))
                 case .reverify(let a): cells[column(a)] = Span("↻", CellStyle(.accent))
-                case .refund: break
+                case .refund, .apple: break
                 }
             }
-            // Refunds last, so a bar never hides them.
+            // Apple's events over the bars, refunds last, so a bar never hides them.
+            for case .apple(let a, let kind) in lane.marks { cells[column(a)] = TimelineGlyph.apple(kind) }
             for case .refund(let a) in lane.marks { cells[column(a)] = Span("✗", CellStyle(.danger, bold: true)) }
             out.append([Span(" " + DisplayWidth.fit(ConsoleFormat.product(lane.label, width: labelWidth), to: labelWidth) + " ", .muted)] + merge(cells))
         }
@@ -143,6 +156,8 @@ enum TimelineView {
         place("now", at: nowColumn - 1)
         out.append([Span(pad, .muted), Span(String(labels), .muted)])
         out.append([Span(" ▕█ subscription  ● purchase  ✗ refund/revoked  ◆ grant  ↻ re-verified", .muted)])
+        let hasApple = model.lanes.contains { $0.marks.contains { if case .apple = $0 { return true } else { return false } } }
+        if hasApple { out.append([Span(TimelineGlyph.legend, .muted)]) }
         return out
     }
 
