@@ -156,7 +156,7 @@ extension ConsoleController {
     /// Waits for a background re-verification without holding a thread of the shared pool the
     /// re-verification itself needs (the blocking `waitUntilIdle` is for the terminal's thread).
     @discardableResult
-    func settle(timeout: Double = 20) async -> Bool {
+    func settle(timeout: Double = 300) async -> Bool {  // a safety net against a hang, far above any load
         let deadline = Date().addingTimeInterval(timeout)
         while isBusy || hasBackgroundTask {
             tick()

@@ -1,16 +1,28 @@
 import Foundation
 import PurchaseStore
 import ReceiptCore
+import StoreSimulator
 import Testing
 
 /// The actions at Apple, end to end: the real binary in tmux over a fresh demo whose Apple is
 /// the built-in simulator.
 extension EndToEndTests {
     /// The console over a fresh demo in tmux at 160×40; the closure drives it; then q must exit 0.
-    static func withConsole(_ name: String, _ drive: (Tmux, URL, SQLiteDatabase) throws -> Void) throws {
+    /// `notificationURL`, when given, is where the demo's simulator posts its notifications.
+    static func withConsole(_ name: String, notificationURL: String? = nil, _ drive: (Tmux, URL, SQLiteDatabase) throws -> Void) throws {
         try #require(tmuxIsInstalled(), "tmux is not installed (/usr/bin/tmux): run make deps")
         let (folder, db) = try demoDatabase(name, customers: 30)
         defer { try? FileManager.default.removeItem(at: folder) }  // best effort
+        if let notificationURL {
+            let file = folder.appendingPathComponent("config.json")
+            var config = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])
+            var appStore = try #require(config["appStore"] as? [String: Any])
+            var simulator = try #require(appStore["simulator"] as? [String: Any])
+            simulator["notificationURL"] = notificationURL
+            appStore["simulator"] = simulator
+            config["appStore"] = appStore
+            try JSONSerialization.data(withJSONObject: config).write(to: file)
+        }
         let database = try SQLiteDatabase(path: db, create: false)
         let tmux = Tmux()
         let command = "env RECEIPTDESK_DB='\(db)' RECEIPTDESK_CONFIG='\(folder.appendingPathComponent("config.json").path)' USER=e2e-operator "
@@ -191,7 +203,15 @@ extension EndToEndTests {
     /// N: the notification history of the last 30 days ("N read, M new"), then a test
     /// notification and its delivery.
     @Test func notificationsAgainstTheDemo() throws {
-        try Self.withConsole("console-apple-notifications") { tmux, _, database in
+        // The merchant's notification endpoint: a receiver on loopback.
+        let received = ReceivedBodies()
+        let receiver = try HTTPServer { request in
+            received.add(request.body)
+            return .text(200, "ok")
+        }
+        try receiver.start()
+        defer { receiver.stop() }
+        try Self.withConsole("console-apple-notifications", notificationURL: "http://127.0.0.1:\(receiver.port)/notifications") { tmux, _, database in
             try tmux.keys("N")
             try #require(tmux.wait(for: "Apple's notifications") != nil, "no form:\n\(tmux.capture())")
             try tmux.keys("Tab")
@@ -211,6 +231,16 @@ extension EndToEndTests {
             try #require(tmux.wait(for: "Test notification: preview") != nil, "no preview:\n\(tmux.capture())")
             try tmux.keys("y")
             #expect(tmux.wait(for: "✓ test notification ", seconds: 120) != nil, "no delivered test notification:\n\(tmux.capture())")
+            #expect(received.count == 1, "the TEST notification reached the merchant's endpoint")
         }
     }
+}
+
+/// Bodies a loopback receiver got.
+final class ReceivedBodies: @unchecked Sendable {
+    // `bodies` is guarded by `lock`.
+    private let lock = NSLock()
+    private var bodies: [[UInt8]] = []
+    func add(_ body: [UInt8]) { lock.lock(); bodies.append(body); lock.unlock() }
+    var count: Int { lock.lock(); defer { lock.unlock() }; return bodies.count }
 }

@@ -40,7 +40,7 @@ enum AppleSideView {
             if environment != .production { head += [Span("  "), ConsoleFormat.badge(environment)] }
             head.append(Span("  original \(state.originalTransactionId)", .muted))
             lines.append(DetailLine(head, action: .open(.transaction(state.originalTransactionId))))
-            lines += DetailLines.paragraph(SubscriptionStory.line(state, day: ConsoleFormat.date), width: width, indent: 4,
+            lines += DetailLines.paragraph(SubscriptionStory.line(state, now: now, day: ConsoleFormat.date), width: width, indent: 4,
                                            style: CellStyle(role == .ok ? .plain : role))
             var renew = "auto-renew " + (state.autoRenew.map { $0 ? "on" : "off" } ?? "not said")
             if let next = state.autoRenewProductId, state.autoRenew != false { renew += " → \(next)" }
