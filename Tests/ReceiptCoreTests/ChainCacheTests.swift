@@ -44,3 +44,21 @@ struct ChainCacheTests {
         #expect(trust.cache.misses == 2)
     }
 }
+
+@Suite("Chain cache key")
+struct ChainKeyTests {
+    @Test func keysAreEqualOnlyForTheSameBytesAndPolicy() {
+        let a = [UInt8](repeating: 1, count: 100)
+        var b = a
+        b[10] = 2  // same length and same last bytes: the hash agrees, the bytes do not
+        let key = ChainKey(policy: .appStore, leaf: a[...], intermediates: [a[...]])
+        #expect(key == ChainKey(policy: .appStore, leaf: Array(a)[...], intermediates: [a[...]]))
+        #expect(key.hashValue == ChainKey(policy: .appStore, leaf: b[...], intermediates: [a[...]]).hashValue)
+        #expect(key != ChainKey(policy: .appStore, leaf: b[...], intermediates: [a[...]]))
+        #expect(key != ChainKey(policy: .appStore, leaf: a[...], intermediates: [b[...]]))
+        #expect(key != ChainKey(policy: .legacyITunes, leaf: a[...], intermediates: [a[...]]))
+        #expect(key != ChainKey(policy: .appStore, leaf: a[...], intermediates: []))
+        #expect(key != ChainKey(policy: .appStore, leaf: a[..<99], intermediates: [a[...]]))
+        #expect(key.owned == key)
+    }
+}
