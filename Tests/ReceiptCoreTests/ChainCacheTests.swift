@@ -62,3 +62,35 @@ struct ChainKeyTests {
         #expect(key.owned == key)
     }
 }
+
+@Suite("Chain cache: JWS chains by their x5c text")
+struct JWSChainCacheTests {
+    @Test func secondVerificationIsAHitAndSaysTheSame() throws {
+        let trust = try TrustStore.apple()
+        let verifier = ReceiptVerifier(trust: trust)
+        let artefact = try ReceiptDecoder.decode(try SampleFiles.bytes("real-transaction-sandbox.jws"))
+        let first = verifier.verify(artefact)
+        #expect(first.status == .valid, "\(first.reason)")
+        #expect(trust.cache.misses == 1 && trust.cache.hits == 0, "one full check, counted once")
+        let second = verifier.verify(artefact)
+        #expect(second == first && second.reason == first.reason && second.chain == first.chain)
+        #expect(trust.cache.hits == 1 && trust.cache.misses == 1)
+    }
+
+    @Test func aKnownChainDoesNotVouchForAChangedSignatureOrTime() throws {
+        let trust = try TrustStore.apple()
+        let verifier = ReceiptVerifier(trust: trust)
+        let text = try SampleFiles.text("real-transaction-sandbox.jws").trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(verifier.verify(.transaction(try SignedTransaction(compactJWS: text))).status == .valid)
+        var parts = text.split(separator: ".").map(String.init)
+        parts[2] = String(parts[2].reversed())
+        let forged = verifier.verify(.transaction(try SignedTransaction(compactJWS: parts.joined(separator: "."))))
+        #expect(forged.status == .invalid && forged.reason.contains("ES256 signature does not verify"))
+    }
+
+    @Test func textAndDERKeysNeverMeet() {
+        let bytes = Array("MIIB".utf8)
+        #expect(ChainKey(policy: .appStore, leaf: bytes[...], intermediates: [], form: .der)
+            != ChainKey(policy: .appStore, leaf: bytes[...], intermediates: [], form: .base64))
+    }
+}

@@ -64,18 +64,20 @@ public struct ReceiptAttribute: Sendable {
     static func readCommonShape(_ bytes: UnsafeBufferPointer<UInt8>, _ tlv: TLV, depth: Int) -> ReceiptAttribute? {
         let end = tlv.contentEnd
         guard depth + 1 <= ASN1Limits.default.maxDepth, end <= bytes.count else { return nil }
+        // type and version: `02 n` then n (1…8) two's-complement octets each.
         var cursor = tlv.contentStart
-        func integer() -> Int64? {
+        var numbers: (Int64, Int64) = (0, 0)
+        for which in 0..<2 {
             guard end - cursor >= 3, bytes[cursor] == 0x02 else { return nil }
             let count = Int(bytes[cursor + 1])
             guard count >= 1, count <= 8, end - cursor - 2 >= count else { return nil }
             var value: Int64 = bytes[cursor + 2] & 0x80 != 0 ? -1 : 0
             for index in (cursor + 2)..<(cursor + 2 + count) { value = value << 8 | Int64(bytes[index]) }
             cursor += 2 + count
-            return value
+            if which == 0 { numbers.0 = value } else { numbers.1 = value }
         }
-        guard let type = integer(), (0...100_000).contains(type), let version = integer(),
-              end - cursor >= 2, bytes[cursor] == 0x04 else { return nil }
+        let (type, version) = numbers
+        guard (0...100_000).contains(type), end - cursor >= 2, bytes[cursor] == 0x04 else { return nil }
         let lengthOctet = bytes[cursor + 1]
         var start = cursor + 2
         var length = Int(lengthOctet)

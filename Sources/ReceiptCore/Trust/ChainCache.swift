@@ -4,28 +4,39 @@ import Foundation
 /// key. Two keys are equal only when the policies are and every certificate matches byte for
 /// byte; the hash reads just each certificate's length and last eight bytes (inside its
 /// signature), so a lookup costs one comparison of the bytes instead of a digest over them.
+///
+/// A key is either over the DER of the certificates or over their base64 text as a JWS `x5c`
+/// carries it (equal text decodes to equal DER, so a chain verified once is recognised from the
+/// text without decoding it); the two forms never compare equal.
 struct ChainKey: Hashable, Sendable {
+    /// How the certificates are written.
+    enum Form: UInt8, Sendable { case der, base64 }
+
     let policy: ChainPolicy
+    let form: Form
     let certificates: [ArraySlice<UInt8>]
 
-    init(policy: ChainPolicy, leaf: ArraySlice<UInt8>, intermediates: [ArraySlice<UInt8>]) {
+    init(policy: ChainPolicy, leaf: ArraySlice<UInt8>, intermediates: [ArraySlice<UInt8>], form: Form = .der) {
         var certificates: [ArraySlice<UInt8>] = []
         certificates.reserveCapacity(intermediates.count + 1)
         certificates.append(leaf)
         certificates.append(contentsOf: intermediates)
         self.policy = policy
+        self.form = form
         self.certificates = certificates
     }
 
-    private init(policy: ChainPolicy, certificates: [ArraySlice<UInt8>]) {
+    private init(policy: ChainPolicy, form: Form, certificates: [ArraySlice<UInt8>]) {
         self.policy = policy
+        self.form = form
         self.certificates = certificates
     }
 
     /// The same key holding copies of the bytes, so a cache entry never keeps a whole receipt alive.
-    var owned: ChainKey { ChainKey(policy: policy, certificates: certificates.map { Array($0)[...] }) }
+    var owned: ChainKey { ChainKey(policy: policy, form: form, certificates: certificates.map { Array($0)[...] }) }
 
     func hash(into hasher: inout Hasher) {
+        hasher.combine(form)
         hasher.combine(certificates.count)
         for certificate in certificates {
             hasher.combine(certificate.count)
@@ -36,7 +47,7 @@ struct ChainKey: Hashable, Sendable {
     }
 
     static func == (lhs: ChainKey, rhs: ChainKey) -> Bool {
-        guard lhs.certificates.count == rhs.certificates.count, lhs.policy == rhs.policy else { return false }
+        guard lhs.form == rhs.form, lhs.certificates.count == rhs.certificates.count, lhs.policy == rhs.policy else { return false }
         for (left, right) in zip(lhs.certificates, rhs.certificates) {
             guard left.count == right.count else { return false }
             let same = left.withUnsafeBytes { l in
@@ -71,11 +82,13 @@ final class ChainCache: @unchecked Sendable {
     private(set) var hits = 0
     private(set) var misses = 0
 
-    func lookup(_ key: ChainKey, at time: Date) -> VerifiedChain? {
+    /// The chain stored under `key` when `time` lies in its window. `countingMiss: false` for a
+    /// first look whose miss is followed by a counted one (the text of a JWS chain, then its DER).
+    func lookup(_ key: ChainKey, at time: Date, countingMiss: Bool = true) -> VerifiedChain? {
         lock.lock()
         defer { lock.unlock() }
         guard let entry = entries[key], entry.validFrom <= time, time <= entry.validUntil else {
-            misses += 1
+            if countingMiss { misses += 1 }
             return nil
         }
         hits += 1

@@ -64,6 +64,22 @@ public enum ChainVerifier {
         return result
     }
 
+    /// `verify(leaf:intermediates:…)` for certificates written as base64 text, as a JWS `x5c`
+    /// carries them: a chain verified before is recognised from the text itself, so a warm
+    /// verification decodes nothing. Otherwise `decode` turns each text into DER (its error is
+    /// the caller's to word: the artefact is malformed) and the chain is checked as DER.
+    static func verify(encodedLeaf: String, encodedIntermediates: [String], at time: Date, policy: ChainPolicy,
+                       store: TrustStore, decode: (String) throws -> [UInt8]) throws -> Result<VerifiedChain, ChainFailure> {
+        let key = ChainKey(policy: policy, leaf: Array(encodedLeaf.utf8)[...],
+                           intermediates: encodedIntermediates.map { Array($0.utf8)[...] }, form: .base64)
+        if let hit = store.cache.lookup(key, at: time, countingMiss: false) { return .success(hit) }
+        let leaf = try decode(encodedLeaf)
+        let intermediates = try encodedIntermediates.map { try decode($0)[...] }
+        let result = verify(leaf: leaf[...], intermediates: intermediates, at: time, policy: policy, store: store)
+        if case .success(let chain) = result { store.cache.store(key, chain) }
+        return result
+    }
+
     private static func verifyUncached(leaf leafDER: ArraySlice<UInt8>, intermediates: [ArraySlice<UInt8>], at time: Date,
                                        policy: ChainPolicy, store: TrustStore,
                                        anchors: [TrustStore.Anchor]) -> Result<VerifiedChain, ChainFailure> {
