@@ -60,7 +60,9 @@ enum PlainJSON {
             defer { depth -= 1 }
             guard depth <= JSONObject.maxDepth else { return nil }
             index += 1
-            var members: [String: Any] = Dictionary(minimumCapacity: 8)
+            // Sized from what is left (Apple's members take a few dozen bytes each), so a payload's
+            // twenty-odd members are inserted without the table being rehashed as it grows.
+            var members: [String: Any] = Dictionary(minimumCapacity: min(64, max(4, (bytes.count - index) / 32)))
             skipSpace()
             if peek == UInt8(ascii: "}") {
                 index += 1
