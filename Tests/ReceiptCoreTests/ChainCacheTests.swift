@@ -44,3 +44,53 @@ struct ChainCacheTests {
         #expect(trust.cache.misses == 2)
     }
 }
+
+@Suite("Chain cache key")
+struct ChainKeyTests {
+    @Test func keysAreEqualOnlyForTheSameBytesAndPolicy() {
+        let a = [UInt8](repeating: 1, count: 100)
+        var b = a
+        b[10] = 2  // same length and same last bytes: the hash agrees, the bytes do not
+        let key = ChainKey(policy: .appStore, leaf: a[...], intermediates: [a[...]])
+        #expect(key == ChainKey(policy: .appStore, leaf: Array(a)[...], intermediates: [a[...]]))
+        #expect(key.hashValue == ChainKey(policy: .appStore, leaf: b[...], intermediates: [a[...]]).hashValue)
+        #expect(key != ChainKey(policy: .appStore, leaf: b[...], intermediates: [a[...]]))
+        #expect(key != ChainKey(policy: .appStore, leaf: a[...], intermediates: [b[...]]))
+        #expect(key != ChainKey(policy: .legacyITunes, leaf: a[...], intermediates: [a[...]]))
+        #expect(key != ChainKey(policy: .appStore, leaf: a[...], intermediates: []))
+        #expect(key != ChainKey(policy: .appStore, leaf: a[..<99], intermediates: [a[...]]))
+        #expect(key.owned == key)
+    }
+}
+
+@Suite("Chain cache: JWS chains by their x5c text")
+struct JWSChainCacheTests {
+    @Test func secondVerificationIsAHitAndSaysTheSame() throws {
+        let trust = try TrustStore.apple()
+        let verifier = ReceiptVerifier(trust: trust)
+        let artefact = try ReceiptDecoder.decode(try SampleFiles.bytes("real-transaction-sandbox.jws"))
+        let first = verifier.verify(artefact)
+        #expect(first.status == .valid, "\(first.reason)")
+        #expect(trust.cache.misses == 1 && trust.cache.hits == 0, "one full check, counted once")
+        let second = verifier.verify(artefact)
+        #expect(second == first && second.reason == first.reason && second.chain == first.chain)
+        #expect(trust.cache.hits == 1 && trust.cache.misses == 1)
+    }
+
+    @Test func aKnownChainDoesNotVouchForAChangedSignatureOrTime() throws {
+        let trust = try TrustStore.apple()
+        let verifier = ReceiptVerifier(trust: trust)
+        let text = try SampleFiles.text("real-transaction-sandbox.jws").trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(verifier.verify(.transaction(try SignedTransaction(compactJWS: text))).status == .valid)
+        var parts = text.split(separator: ".").map(String.init)
+        parts[2] = String(parts[2].reversed())
+        let forged = verifier.verify(.transaction(try SignedTransaction(compactJWS: parts.joined(separator: "."))))
+        #expect(forged.status == .invalid && forged.reason.contains("ES256 signature does not verify"))
+    }
+
+    @Test func textAndDERKeysNeverMeet() {
+        let bytes = Array("MIIB".utf8)
+        #expect(ChainKey(policy: .appStore, leaf: bytes[...], intermediates: [], form: .der)
+            != ChainKey(policy: .appStore, leaf: bytes[...], intermediates: [], form: .base64))
+    }
+}

@@ -13,7 +13,39 @@ struct TLV {
 enum TLVScanner {
     /// Reads the value at `position`; at or past `end` fails with `truncated`. `depth` is the
     /// nesting level of that value; deeper than `maxDepth` fails with `tooDeep`.
+    @inline(__always)
     static func scan(_ bytes: UnsafeBufferPointer<UInt8>, at position: Int, end: Int, depth: Int, maxDepth: Int) throws -> TLV {
+        // The shape of nearly every DER value: one identifier octet and a definite length in at
+        // most two octets, inside the region. Anything else (and every error) takes the full path
+        // below, which accepts the same inputs and says the same things.
+        if depth <= maxDepth, position >= 0, position + 1 < end, end <= bytes.count {
+            let first = bytes[position]
+            if first & 0x1F != 0x1F, first != 0 {
+                let lengthOctet = bytes[position + 1]
+                var cursor = position + 2
+                var length = -1
+                if lengthOctet < 0x80 {
+                    length = Int(lengthOctet)
+                } else if lengthOctet == 0x81, cursor < end {
+                    length = Int(bytes[cursor])
+                    cursor += 1
+                } else if lengthOctet == 0x82, cursor + 1 < end {
+                    length = Int(bytes[cursor]) << 8 | Int(bytes[cursor + 1])
+                    cursor += 2
+                }
+                if length >= 0, length <= end - cursor {
+                    let tag = ASN1Tag(ASN1Tag.TagClass(rawValue: first >> 6) ?? .universal, UInt32(first & 0x1F), constructed: first & 0x20 != 0)
+                    return TLV(tag: tag, headerStart: position, contentStart: cursor, contentEnd: cursor + length,
+                               end: cursor + length, isIndefinite: false)
+                }
+            }
+        }
+        return try scanInFull(bytes, at: position, end: end, depth: depth, maxDepth: maxDepth)
+    }
+
+    /// `scan` for every shape BER allows, and every error.
+    @inline(never)
+    static func scanInFull(_ bytes: UnsafeBufferPointer<UInt8>, at position: Int, end: Int, depth: Int, maxDepth: Int) throws -> TLV {
         guard depth <= maxDepth else {
             throw ReceiptError(.tooDeep, "ASN.1 nesting deeper than \(maxDepth) levels at byte \(position)")
         }

@@ -30,9 +30,21 @@ public struct CompactJWS: Sendable {
         while let last = utf8.last, last == 0x20 || last == 0x0A || last == 0x0D || last == 0x09 { utf8.removeLast() }
         let leading = utf8.prefix { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }.count
         if leading > 0 { utf8.removeFirst(leading) }
-        let dots = utf8.indices.filter { utf8[$0] == UInt8(ascii: ".") }
-        guard dots.count == 2 else {
-            throw ReceiptError(.unknownFormat, "\(what): compact JWS has \(dots.count + 1) parts separated by '.', expected 3")
+        var dots: [Int] = []
+        dots.reserveCapacity(2)
+        var dotCount = 0
+        utf8.withUnsafeBufferPointer { bytes in
+            guard let base = bytes.baseAddress else { return }
+            var from = 0
+            while from < bytes.count, let found = memchr(base + from, Int32(UInt8(ascii: ".")), bytes.count - from) {
+                let index = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+                if dots.count < 2 { dots.append(index) }
+                dotCount += 1
+                from = index + 1
+            }
+        }
+        guard dotCount == 2 else {
+            throw ReceiptError(.unknownFormat, "\(what): compact JWS has \(dotCount + 1) parts separated by '.', expected 3")
         }
         let headerPart = utf8[..<dots[0]], payloadPart = utf8[(dots[0] + 1)..<dots[1]], signaturePart = utf8[(dots[1] + 1)...]
         guard !headerPart.isEmpty, !payloadPart.isEmpty else {
@@ -61,7 +73,8 @@ public struct CompactJWS: Sendable {
             x5c = nil
         }
         signingInput = utf8[..<dots[1]]
-        self.text = String(decoding: utf8, as: UTF8.self)
+        // The text as given when nothing was trimmed (no copy); otherwise the trimmed bytes.
+        self.text = utf8.count == raw.utf8.count ? raw : String(decoding: utf8, as: UTF8.self)
     }
 
     /// The bytes the signature covers: ASCII `header.payload`.

@@ -140,6 +140,9 @@ extension Environment {
     /// The environment a written name means, case-insensitively; nil or anything else is unknown.
     public static func named(_ raw: String?) -> Environment {
         guard let raw else { return .unknown }
+        // As written (nearly always) first: no two names differ by case alone, so this finds
+        // the same one without Foundation's comparison.
+        if let exact = Environment(rawValue: raw) { return exact }
         return allCases.first { $0.rawValue.caseInsensitiveCompare(raw) == .orderedSame } ?? .unknown
     }
 }

@@ -63,6 +63,7 @@ public struct AppReceipt: Sendable {
                 throw ReceiptError(.trailingBytes, "\(what) payload: \(bytes.count - set.end) unexpected byte(s) at byte \(set.end)")
             }
             var cursor = set.contentStart
+            attributes.reserveCapacity(min((set.contentEnd - set.contentStart) / 10 + 1, 64))
             while cursor < set.contentEnd {
                 let tlv = try TLVScanner.scan(bytes, at: cursor, end: set.contentEnd, depth: 1, maxDepth: ASN1Limits.default.maxDepth)
                 cursor = tlv.end

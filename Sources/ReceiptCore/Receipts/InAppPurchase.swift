@@ -40,6 +40,8 @@ public struct InAppPurchase: Sendable {
             throw ReceiptError(.unexpectedTag, "\(what()) (field 17) at byte \(set.headerStart): expected SET, found \(set.tag)")
         }
         var cursor = set.contentStart
+        // One allocation for the usual purchase: an attribute takes at least 10 bytes.
+        attributes.reserveCapacity(min((set.contentEnd - set.contentStart) / 10 + 1, InAppPurchase.maxAttributes))
         while cursor < set.contentEnd {
             guard attributes.count < InAppPurchase.maxAttributes else {
                 throw ReceiptError(.tooLarge, "\(what()): more than \(InAppPurchase.maxAttributes) attributes")

@@ -19,6 +19,12 @@ public struct ReceiptAttribute: Sendable {
 
     /// Reads the attribute SEQUENCE at `tlv`.
     static func read(_ bytes: UnsafeBufferPointer<UInt8>, _ tlv: TLV, depth: Int, _ what: () -> String) throws -> ReceiptAttribute {
+        if tlv.tag == .sequence, let attribute = readCommonShape(bytes, tlv, depth: depth) { return attribute }
+        return try readInFull(bytes, tlv, depth: depth, what)
+    }
+
+    /// `read` for every shape the grammar allows, and every error.
+    static func readInFull(_ bytes: UnsafeBufferPointer<UInt8>, _ tlv: TLV, depth: Int, _ what: () -> String) throws -> ReceiptAttribute {
         guard tlv.tag == .sequence else {
             throw ReceiptError(.unexpectedTag, "\(what()) attribute at byte \(tlv.headerStart): expected SEQUENCE, found \(tlv.tag)")
         }
@@ -50,6 +56,44 @@ public struct ReceiptAttribute: Sendable {
                                 valueRange: value.contentStart..<value.contentEnd, offset: tlv.headerStart)
     }
 
+    /// The shape Apple writes every attribute in, read without the general scanner:
+    /// `02 n type 02 n version 04 len value` (n from 1 to 8, len in at most two octets) filling
+    /// the SEQUENCE exactly, type within range. nil for anything else, and `read` then decides
+    /// (with its messages); for this shape it reaches the same attribute.
+    @inline(__always)
+    static func readCommonShape(_ bytes: UnsafeBufferPointer<UInt8>, _ tlv: TLV, depth: Int) -> ReceiptAttribute? {
+        let end = tlv.contentEnd
+        guard depth + 1 <= ASN1Limits.default.maxDepth, end <= bytes.count else { return nil }
+        // type and version: `02 n` then n (1…8) two's-complement octets each.
+        var cursor = tlv.contentStart
+        var numbers: (Int64, Int64) = (0, 0)
+        for which in 0..<2 {
+            guard end - cursor >= 3, bytes[cursor] == 0x02 else { return nil }
+            let count = Int(bytes[cursor + 1])
+            guard count >= 1, count <= 8, end - cursor - 2 >= count else { return nil }
+            var value: Int64 = bytes[cursor + 2] & 0x80 != 0 ? -1 : 0
+            for index in (cursor + 2)..<(cursor + 2 + count) { value = value << 8 | Int64(bytes[index]) }
+            cursor += 2 + count
+            if which == 0 { numbers.0 = value } else { numbers.1 = value }
+        }
+        let (type, version) = numbers
+        guard (0...100_000).contains(type), end - cursor >= 2, bytes[cursor] == 0x04 else { return nil }
+        let lengthOctet = bytes[cursor + 1]
+        var start = cursor + 2
+        var length = Int(lengthOctet)
+        if lengthOctet == 0x81, end - start >= 1 {
+            length = Int(bytes[start])
+            start += 1
+        } else if lengthOctet == 0x82, end - start >= 2 {
+            length = Int(bytes[start]) << 8 | Int(bytes[start + 1])
+            start += 2
+        } else if lengthOctet >= 0x80 {
+            return nil
+        }
+        guard length == end - start else { return nil }
+        return ReceiptAttribute(type: Int(type), version: Int(clamping: version), valueRange: start..<end, offset: tlv.headerStart)
+    }
+
     /// The DER value inside the OCTET STRING, or nil when the string is empty.
     func inner(_ bytes: UnsafeBufferPointer<UInt8>, _ what: () -> String) throws -> TLV? {
         guard !valueRange.isEmpty else { return nil }
@@ -68,7 +112,7 @@ public struct ReceiptAttribute: Sendable {
     /// A text field: UTF8String, IA5String or PrintableString inside. Empty text is nil.
     func string(_ bytes: UnsafeBufferPointer<UInt8>, _ what: () -> String) throws -> String? {
         guard let tlv = try textTLV(bytes, what) else { return nil }
-        guard let text = String(validating: UnsafeBufferPointer(rebasing: bytes[tlv.contentStart..<tlv.contentEnd]), as: UTF8.self) else {
+        guard let text = UTF8Text.validated(UnsafeBufferPointer(rebasing: bytes[tlv.contentStart..<tlv.contentEnd])) else {
             throw ReceiptError(.badUTF8, "\(what()) at byte \(tlv.contentStart): string is not valid UTF-8")
         }
         return text

@@ -44,8 +44,46 @@ public enum Base64 {
         var padding = 0
         try table.withUnsafeBufferPointer { table in
             try output.withUnsafeMutableBufferPointer { out in
-                for offset in 0..<bytes.count {
+                var offset = 0
+                while offset < bytes.count {
+                    // Four alphabet characters at a clean boundary: three bytes at once. Every
+                    // other case takes the byte-at-a-time path below, which the state agrees with.
+                    if count == 0, padding == 0 {
+                        // Two quads at a time while they last: independent loads overlap.
+                        while bytes.count - offset >= 8 {
+                            let a = table[Int(bytes[offset])], b = table[Int(bytes[offset + 1])]
+                            let c = table[Int(bytes[offset + 2])], d = table[Int(bytes[offset + 3])]
+                            let e = table[Int(bytes[offset + 4])], f = table[Int(bytes[offset + 5])]
+                            let g = table[Int(bytes[offset + 6])], h = table[Int(bytes[offset + 7])]
+                            guard a | b | c | d | e | f | g | h < 64 else { break }
+                            let first = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
+                            let second = UInt32(e) << 18 | UInt32(f) << 12 | UInt32(g) << 6 | UInt32(h)
+                            out[written] = UInt8(truncatingIfNeeded: first >> 16)
+                            out[written + 1] = UInt8(truncatingIfNeeded: first >> 8)
+                            out[written + 2] = UInt8(truncatingIfNeeded: first)
+                            out[written + 3] = UInt8(truncatingIfNeeded: second >> 16)
+                            out[written + 4] = UInt8(truncatingIfNeeded: second >> 8)
+                            out[written + 5] = UInt8(truncatingIfNeeded: second)
+                            written += 6
+                            offset += 8
+                        }
+                        if offset == bytes.count { break }
+                    }
+                    if count == 0, padding == 0, bytes.count - offset >= 4 {
+                        let a = table[Int(bytes[offset])], b = table[Int(bytes[offset + 1])]
+                        let c = table[Int(bytes[offset + 2])], d = table[Int(bytes[offset + 3])]
+                        if a | b | c | d < 64 {
+                            let quad = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
+                            out[written] = UInt8(truncatingIfNeeded: quad >> 16)
+                            out[written + 1] = UInt8(truncatingIfNeeded: quad >> 8)
+                            out[written + 2] = UInt8(truncatingIfNeeded: quad)
+                            written += 3
+                            offset += 4
+                            continue
+                        }
+                    }
                     let byte = bytes[offset]
+                    defer { offset += 1 }
                     let value = table[Int(byte)]
                     if value < 64 {
                         guard padding == 0 else {

@@ -19,6 +19,11 @@ public struct JSONObject: @unchecked Sendable {
 
     /// Parses JSON text that must be an object.
     public init(parsing bytes: [UInt8], what: String) throws {
+        // Apple's JSON is plain (ASCII strings, integers): read directly, to the same values.
+        if let plain = PlainJSON.object(bytes) {
+            self.init(plain, what: what)
+            return
+        }
         try JSONObject.checkDepth(bytes, what: what)
         let parsed: Any
         do {
@@ -67,13 +72,20 @@ public struct JSONObject: @unchecked Sendable {
         JSONSyntax.firstError(bytes) ?? "the JSON parser refused it (a number out of range, or invalid Unicode)"
     }
 
-    public func has(_ key: String) -> Bool { values[key] != nil && !(values[key] is NSNull) }
+    public func has(_ key: String) -> Bool {
+        guard let value = values[key] else { return false }
+        // A string, array or object is never NSNull, and asking would bridge it to Foundation.
+        let type = Swift.type(of: value)
+        if type == String.self || type == [Any].self || type == [String: Any].self { return true }
+        return !(value is NSNull)
+    }
 
     /// A string member; numbers are accepted and written out (Apple mixes them).
     public func string(_ key: String) throws -> String? {
+        // A String is asked for first: asking whether it is an NSNull tries to bridge it.
         switch values[key] {
-        case nil, is NSNull: return nil
         case let text as String: return text
+        case nil, is NSNull: return nil
         case let number as NSNumber where !JSONObject.isBool(number): return JSONObject.text(of: number)
         default: throw ReceiptError(.unexpectedTag, "\(what): `\(key)` is not a string")
         }

@@ -10,8 +10,15 @@ public struct VerifiedChain: Sendable {
     /// The root the chain ended in.
     public let anchor: TrustStore.Anchor
 
-    /// Subject common names, leaf first.
-    public var names: [String] { certificates.map(\.commonName) }
+    /// Subject common names, leaf first (kept: every verdict on the chain names it).
+    public let names: [String]
+
+    init(certificates: [Certificate], leafKey: PublicKey, anchor: TrustStore.Anchor) {
+        self.certificates = certificates
+        self.leafKey = leafKey
+        self.anchor = anchor
+        self.names = certificates.map(\.commonName)
+    }
 }
 
 /// Why a chain was not trusted: a one-line reason and the certificates seen (leaf first).
@@ -31,7 +38,7 @@ public enum ChainVerifier {
     /// names both attempts. `.localTesting` tries the extra anchors only.
     public static func verify(leaf: ArraySlice<UInt8>, intermediates: [ArraySlice<UInt8>], at time: Date,
                               policy: ChainPolicy, store: TrustStore) -> Result<VerifiedChain, ChainFailure> {
-        let key = cacheKey(leaf: leaf, intermediates: intermediates, policy: policy)
+        let key = ChainKey(policy: policy, leaf: leaf, intermediates: intermediates)
         if let hit = store.cache.lookup(key, at: time) { return .success(hit) }
         let extras = store.extraAnchors
         let onlyExtras = !policy.requiresAppleShape
@@ -57,15 +64,20 @@ public enum ChainVerifier {
         return result
     }
 
-    private static func cacheKey(leaf: ArraySlice<UInt8>, intermediates: [ArraySlice<UInt8>], policy: ChainPolicy) -> [UInt8] {
-        var material = Array(policy.name.utf8) + [0] + (policy.leafMarker?.encoded ?? []) + (policy.intermediateMarker?.encoded ?? [])
-        material.reserveCapacity(material.count + leaf.count + intermediates.reduce(0) { $0 + $1.count + 4 })
-        for part in [leaf] + intermediates {
-            let count = UInt32(part.count)
-            material += [UInt8(count >> 24), UInt8(count >> 16 & 0xFF), UInt8(count >> 8 & 0xFF), UInt8(count & 0xFF)]
-            material += part
-        }
-        return DigestAlgorithm.sha256.hash(material)
+    /// `verify(leaf:intermediates:…)` for certificates written as base64 text, as a JWS `x5c`
+    /// carries them: a chain verified before is recognised from the text itself, so a warm
+    /// verification decodes nothing. Otherwise `decode` turns each text into DER (its error is
+    /// the caller's to word: the artefact is malformed) and the chain is checked as DER.
+    static func verify(encodedLeaf: String, encodedIntermediates: [String], at time: Date, policy: ChainPolicy,
+                       store: TrustStore, decode: (String) throws -> [UInt8]) throws -> Result<VerifiedChain, ChainFailure> {
+        let key = ChainKey(policy: policy, leaf: Array(encodedLeaf.utf8)[...],
+                           intermediates: encodedIntermediates.map { Array($0.utf8)[...] }, form: .base64)
+        if let hit = store.cache.lookup(key, at: time, countingMiss: false) { return .success(hit) }
+        let leaf = try decode(encodedLeaf)
+        let intermediates = try encodedIntermediates.map { try decode($0)[...] }
+        let result = verify(leaf: leaf[...], intermediates: intermediates, at: time, policy: policy, store: store)
+        if case .success(let chain) = result { store.cache.store(key, chain) }
+        return result
     }
 
     private static func verifyUncached(leaf leafDER: ArraySlice<UInt8>, intermediates: [ArraySlice<UInt8>], at time: Date,

@@ -98,11 +98,11 @@ public struct ReceiptVerifier: Sendable {
             return invalid("signature does not match the content: the receipt was changed after signing, or signed by another key")
         }
         // What did verify is said first: the receipt is genuine, it is just not for this app/device.
-        let genuine = Self.genuine("signature (\(digest.rawValue), RSA) and chain", extra)
-        if let mismatch = bundleMismatch(receipt.bundleId) { return invalid("\(genuine); \(mismatch)") }
+        func genuine() -> String { Self.genuine("signature (\(digest.rawValue), RSA) and chain", extra) }
+        if let mismatch = bundleMismatch(receipt.bundleId) { return invalid("\(genuine()); \(mismatch)") }
         if let deviceIdentifier {
             guard receipt.matchesDevice(deviceIdentifier.bytes) else {
-                return invalid("\(genuine); device hash (field 5) does not match device \(deviceIdentifier.uuidString)")
+                return invalid("\(genuine()); device hash (field 5) does not match device \(deviceIdentifier.uuidString)")
             }
         }
         let anchorNote = extra.map { ", trusted through the extra anchor \"\($0)\"" } ?? ""
@@ -163,15 +163,18 @@ public struct ReceiptVerifier: Sendable {
             }
             return Verdict(.invalid, "the \(what) has no signedDate to validate the chain at")
         }
-        let leaf: [UInt8], intermediate: [UInt8]
+        // x5c[2] is never trusted (nor even read): the chain must end in one of our own anchors.
+        // x5c[0] and x5c[1] are decoded only when the chain cache does not know their text.
+        let checked: Result<VerifiedChain, ChainFailure>
         do {
-            leaf = try jws.certificate(at: 0)
-            intermediate = try jws.certificate(at: 1)
+            checked = try ChainVerifier.verify(encodedLeaf: x5c[0], encodedIntermediates: [x5c[1]], at: signedDate,
+                                               policy: .appStore, store: trust) { encoded in
+                try Base64.decode(encoded, "JWS header x5c[\(encoded == x5c[0] ? 0 : 1)]")
+            }
         } catch {
             return Verdict(.invalid, "invalid JWS format: \(error)")
         }
-        // x5c[2] is never trusted (nor even read): the chain must end in one of our own anchors.
-        switch ChainVerifier.verify(leaf: leaf[...], intermediates: [intermediate[...]], at: signedDate, policy: .appStore, store: trust) {
+        switch checked {
         case .failure(let failure):
             return Verdict(.invalid, failure.reason, chain: failure.names, validationTime: signedDate)
         case .success(let chain):

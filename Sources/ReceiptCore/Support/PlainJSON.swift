@@ -1,0 +1,162 @@
+import Foundation
+
+/// A reader for the plain JSON Apple signs: objects, arrays, printable-ASCII strings without
+/// escapes, integers of at most 18 digits, `true`, `false`, `null`, nested at most
+/// `JSONObject.maxDepth` deep, no member named twice. It builds exactly the values
+/// JSONSerialization builds for such text (Swift `String`, `[Any]`, `[String: Any]`, `NSNumber`
+/// from `Int`, `NSNumber` from `Bool`, `NSNull`), without Foundation's detour through its own
+/// value tree.
+///
+/// Anything outside that subset, well-formed or not, gives nil, and `JSONObject(parsing:)` then
+/// hands the text to JSONSerialization as before: what is accepted, what is refused, and every
+/// message stay what they were.
+enum PlainJSON {
+    /// The top-level object of `bytes`, or nil when the text is not plain JSON holding an object.
+    static func object(_ bytes: [UInt8]) -> [String: Any]? {
+        bytes.withUnsafeBufferPointer { buffer in
+            var reader = Reader(bytes: buffer)
+            reader.skipSpace()
+            guard reader.peek == UInt8(ascii: "{"), let object = reader.object() else { return nil }
+            reader.skipSpace()
+            return reader.index == buffer.count ? object : nil
+        }
+    }
+
+    private struct Reader {
+        let bytes: UnsafeBufferPointer<UInt8>
+        var index = 0
+        var depth = 0
+
+        init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+
+        /// The byte at `index`, or 0 at the end (0 is never valid where it is asked for).
+        var peek: UInt8 { index < bytes.count ? bytes[index] : 0 }
+
+        mutating func skipSpace() {
+            while index < bytes.count {
+                switch bytes[index] {
+                case 0x20, 0x0A, 0x0D, 0x09: index += 1
+                default: return
+                }
+            }
+        }
+
+        mutating func value() -> Any? {
+            switch peek {
+            case UInt8(ascii: "{"): return object()
+            case UInt8(ascii: "["): return array()
+            case UInt8(ascii: "\""): return string()
+            case UInt8(ascii: "t"): return literal("true") ? NSNumber(value: true) : nil
+            case UInt8(ascii: "f"): return literal("false") ? NSNumber(value: false) : nil
+            case UInt8(ascii: "n"): return literal("null") ? NSNull() : nil
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return number()
+            default: return nil
+            }
+        }
+
+        /// At `{`.
+        mutating func object() -> [String: Any]? {
+            depth += 1
+            defer { depth -= 1 }
+            guard depth <= JSONObject.maxDepth else { return nil }
+            index += 1
+            // Sized from what is left (Apple's members take a few dozen bytes each), so a payload's
+            // twenty-odd members are inserted without the table being rehashed as it grows.
+            var members: [String: Any] = Dictionary(minimumCapacity: min(64, max(4, (bytes.count - index) / 32)))
+            skipSpace()
+            if peek == UInt8(ascii: "}") {
+                index += 1
+                return members
+            }
+            while true {
+                guard peek == UInt8(ascii: "\""), let key = string() else { return nil }
+                skipSpace()
+                guard peek == UInt8(ascii: ":") else { return nil }
+                index += 1
+                skipSpace()
+                guard let member = value(), members.updateValue(member, forKey: key) == nil else { return nil }
+                skipSpace()
+                switch peek {
+                case UInt8(ascii: ","):
+                    index += 1
+                    skipSpace()
+                case UInt8(ascii: "}"):
+                    index += 1
+                    return members
+                default: return nil
+                }
+            }
+        }
+
+        /// At `[`.
+        mutating func array() -> [Any]? {
+            depth += 1
+            defer { depth -= 1 }
+            guard depth <= JSONObject.maxDepth else { return nil }
+            index += 1
+            var elements: [Any] = []
+            skipSpace()
+            if peek == UInt8(ascii: "]") {
+                index += 1
+                return elements
+            }
+            while true {
+                guard let element = value() else { return nil }
+                elements.append(element)
+                skipSpace()
+                switch peek {
+                case UInt8(ascii: ","):
+                    index += 1
+                    skipSpace()
+                case UInt8(ascii: "]"):
+                    index += 1
+                    return elements
+                default: return nil
+                }
+            }
+        }
+
+        /// At `"`: printable ASCII up to the closing quote; an escape or any other byte gives nil.
+        mutating func string() -> String? {
+            let start = index + 1
+            guard start < bytes.count, let base = bytes.baseAddress,
+                  let found = memchr(base + start, Int32(UInt8(ascii: "\"")), bytes.count - start) else { return nil }
+            let end = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+            let text = UnsafeBufferPointer(rebasing: bytes[start..<end])
+            // Without an escape the first quote closes the string; a plain loop the compiler
+            // can widen checks that every byte is printable ASCII and none is a backslash.
+            var refused: UInt8 = 0
+            for byte in text { refused |= (byte &- 0x20 >= 0x5F ? 1 : 0) | (byte == UInt8(ascii: "\\") ? 1 : 0) }
+            guard refused == 0 else { return nil }
+            index = end + 1
+            return String(decoding: text, as: UTF8.self)
+        }
+
+        mutating func literal(_ word: StaticString) -> Bool {
+            let count = word.utf8CodeUnitCount
+            guard bytes.count - index >= count else { return false }
+            for offset in 0..<count where bytes[index + offset] != word.utf8Start[offset] { return false }
+            index += count
+            return true
+        }
+
+        /// An integer without fraction or exponent, at most 18 digits, no leading zero, not -0.
+        mutating func number() -> NSNumber? {
+            let negative = peek == UInt8(ascii: "-")
+            if negative { index += 1 }
+            let start = index
+            var magnitude = 0
+            while index < bytes.count, bytes[index] >= UInt8(ascii: "0"), bytes[index] <= UInt8(ascii: "9") {
+                magnitude = magnitude * 10 + Int(bytes[index] - UInt8(ascii: "0"))
+                index += 1
+                guard index - start <= 18 else { return nil }
+            }
+            let digits = index - start
+            guard digits > 0, bytes[start] != UInt8(ascii: "0") || (digits == 1 && !negative) else { return nil }
+            switch peek {
+            case UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E"): return nil
+            default: return NSNumber(value: negative ? -magnitude : magnitude)
+            }
+        }
+    }
+}

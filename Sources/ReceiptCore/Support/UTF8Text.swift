@@ -1,0 +1,13 @@
+/// Strings from UTF-8 bytes on hot paths. `String(validating:as:)` goes through a generic
+/// routine that looks up type metadata on every call; ASCII, which nearly every receipt field
+/// is, is valid UTF-8 as it stands, so it is checked with a plain loop and copied directly.
+enum UTF8Text {
+    /// The text of `bytes`, or nil when they are not valid UTF-8 (exactly `String(validating:as:)`).
+    @inline(__always)
+    static func validated(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        var high: UInt8 = 0
+        for byte in bytes { high |= byte }
+        if high < 0x80 { return String(decoding: bytes, as: UTF8.self) }
+        return String(validating: bytes, as: UTF8.self)
+    }
+}
