@@ -148,5 +148,7 @@ final class Outcomes: @unchecked Sendable {
     private let lock = NSLock()
     private var items: [String] = []
     func add(_ value: String) { lock.lock(); items.append(value); lock.unlock() }
+    /// Adds `value` and returns how many values there are now (the count, read under the same lock).
+    func addCounting(_ value: String) -> Int { lock.lock(); defer { lock.unlock() }; items.append(value); return items.count }
     var values: [String] { lock.lock(); defer { lock.unlock() }; return items }
 }

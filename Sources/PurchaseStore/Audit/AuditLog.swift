@@ -48,6 +48,15 @@ public struct AuditAnchor: Sendable, Equatable, CustomStringConvertible {
     public var description: String { "\(seq):\(hash)" }
 }
 
+/// An audit entry waiting for its write transaction's commit (`AuditLog.appendAtCommit`).
+struct PendingAuditEntry {
+    let date: Date
+    let operatorName: String
+    let action: String
+    let target: String
+    let details: JSONValue
+}
+
 /// The append-only, hash-chained audit log. Each entry's hash covers its own fields and the hash
 /// before it, so altering or removing an entry breaks every hash after it; the head row records
 /// the last entry, so removing entries from the end is caught too.
@@ -101,14 +110,53 @@ public enum AuditLog {
     /// back (the ledger). On PostgreSQL the append runs just before COMMIT, so writers hold the
     /// chain's lock only for the append and the commit; elsewhere (SQLite, whose write
     /// transaction is already exclusive), now. Same chain, same transaction as the change.
+    /// The entries of one transaction (a batch import's hundred) are appended together: the head
+    /// is read once, under the lock, and written once.
     public static func appendAtCommit(_ database: SQLDatabase, at date: Date, operatorName: String, action: String,
                                       target: String, details: JSONValue) throws {
-        if let postgres = database as? PostgresDatabase, postgres.deferUntilCommit({
-            try append(postgres, at: date, operatorName: operatorName, action: action, target: target, details: details)
-        }) {
+        // Deferred only before the transaction holds the writer lock (taken by a savepoint, whose
+        // undoing must not leave an entry for the commit to append).
+        if let postgres = database as? PostgresDatabase, postgres.isInTransaction, !postgres.holdsWriterLock {
+            if postgres.pendingAudit.isEmpty, !postgres.deferUntilCommit({ try appendPending(postgres) }) {
+                try append(database, at: date, operatorName: operatorName, action: action, target: target, details: details)
+                return
+            }
+            postgres.pendingAudit.append(PendingAuditEntry(date: date, operatorName: operatorName, action: action, target: target,
+                                                           details: details))
             return
         }
         try append(database, at: date, operatorName: operatorName, action: action, target: target, details: details)
+    }
+
+    /// Appends the entries `appendAtCommit` kept for the commit, in order: one head read after
+    /// the lock, the entries' inserts and one head update (sent with COMMIT when the transaction
+    /// pipelines its writes).
+    static func appendPending(_ database: PostgresDatabase) throws {
+        let entries = database.pendingAudit
+        database.pendingAudit = []
+        guard !entries.isEmpty else { return }
+        try database.lockAuditChain()
+        let head = try database.queryFirst("SELECT seq, hash FROM audit_head WHERE id = 1", [])
+        var seq = head?.int("seq") ?? 0
+        var previous = head?.string("hash") ?? genesis
+        for entry in entries {
+            seq += 1
+            let at = StoreDates.format(entry.date)
+            let text = entry.details.serialized()
+            let hash = hash(seq: seq, at: at, operatorName: entry.operatorName, action: entry.action, target: entry.target,
+                            details: text, previousHash: previous)
+            try database.executeLater("""
+                INSERT INTO audit_log (seq, at, operator, action, target, details, prev_hash, hash)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """, [.integer(seq), .text(at), .text(entry.operatorName), .text(entry.action), .text(entry.target), .text(text),
+                      .text(previous), .text(hash)])
+            previous = hash
+        }
+        if head == nil {
+            try database.executeLater("INSERT INTO audit_head (id, seq, hash) VALUES (1, ?, ?)", [.integer(seq), .text(previous)])
+        } else {
+            try database.executeLater("UPDATE audit_head SET seq = ?, hash = ? WHERE id = 1", [.integer(seq), .text(previous)])
+        }
     }
 
     /// Recomputes the whole chain, page by page, and names the first entry altered or removed.

@@ -22,10 +22,18 @@ public protocol SQLDatabase: AnyObject {
     /// The row id the last insert on this connection got, where the backend tells it without a
     /// query (SQLite); nil elsewhere: read it back by a unique key instead.
     func lastInsertedRowID() -> Int64?
+
+    /// Runs a write whose row count the caller does not need. A backend may hold it back and send
+    /// it with the next statement of the same write transaction (PostgreSQL batch imports, see
+    /// `PostgresWriteQueue`): its failure then fails that statement, or the commit, instead of
+    /// this call. Elsewhere (SQLite) it runs at once.
+    func executeLater(_ sql: String, _ parameters: [SQLValue]) throws
 }
 
 extension SQLDatabase {
     public func lastInsertedRowID() -> Int64? { nil }
+
+    public func executeLater(_ sql: String, _ parameters: [SQLValue]) throws { try execute(sql, parameters) }
 
     /// Runs `body` inside a savepoint of the current write transaction: when it throws, only its
     /// own changes are undone and the error is rethrown. (Same SQL on SQLite and PostgreSQL.)

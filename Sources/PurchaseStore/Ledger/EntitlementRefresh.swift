@@ -4,61 +4,85 @@ import ReceiptCore
 extension PurchaseLedger {
     /// What the entitlement calculation needs about one customer, read from the database.
     func entitlementInput(_ customerId: String) throws -> EntitlementInput {
-        var transactions = try database.query("""
-            SELECT transaction_id, original_transaction_id, product_id, product_type, environment, purchase_date,
-                   expires_date, revocation_date, cancellation_date, quantity
-            FROM transactions WHERE customer_id = ?
-            """, [.text(customerId)]).map { row in
-            OwnedTransaction(transactionId: row.string("transaction_id") ?? "",
-                             originalTransactionId: row.string("original_transaction_id"),
-                             productId: row.string("product_id") ?? "",
-                             productType: row.string("product_type").flatMap(ProductType.init(rawValue:)),
-                             environment: Environment(rawValue: row.string("environment") ?? "") ?? .unknown,
-                             purchaseDate: row.date("purchase_date"), expiresDate: row.date("expires_date"),
-                             revocationDate: row.date("revocation_date"), cancellationDate: row.date("cancellation_date"),
-                             quantity: row.int("quantity") ?? 1)
-        }
-        // Apple's billing grace period (signed renewal info): the newest period of a subscription
-        // in one keeps granting until the grace period ends.
-        let graces = try database.query("""
-            SELECT original_transaction_id, grace_period_expires_date FROM subscription_states
-            WHERE customer_id = ? AND status = 4 AND grace_period_expires_date IS NOT NULL
-            """, [.text(customerId)])
-        for grace in graces {
+        var transactions = try database.query("SELECT \(Self.ownedTransactionColumns) FROM transactions WHERE customer_id = ?",
+                                               [.text(customerId)]).map(Self.ownedTransaction)
+        let graces = try database.query("SELECT \(Self.gracePeriodColumns) FROM subscription_states WHERE customer_id = ? AND \(Self.gracePeriodCondition)",
+                                        [.text(customerId)])
+        Self.applyGracePeriods(graces, to: &transactions)
+        let grants = try database.query("SELECT \(Self.manualGrantColumns) FROM grants WHERE customer_id = ?",
+                                        [.text(customerId)]).map(Self.manualGrant)
+        let revocations = try database.query("SELECT \(Self.manualRevocationColumns) FROM revocations WHERE customer_id = ?",
+                                             [.text(customerId)]).map(Self.manualRevocation)
+        let tester = try database.queryFirst("SELECT is_tester FROM customers WHERE customer_id = ?", [.text(customerId)])?
+            .bool("is_tester") ?? false
+        // The newest valid receipt that says when and in which version the app was first bought.
+        let app = try database.queryFirst("""
+            SELECT \(Self.appPurchaseColumns) FROM receipts WHERE customer_id = ? AND \(Self.appPurchaseCondition)
+            ORDER BY receipt_id DESC LIMIT 1
+            """, [.text(customerId)]).map(Self.appPurchaseFacts)
+        return EntitlementInput(transactions: transactions, grants: grants, revocations: revocations,
+                                appPurchase: app, isTester: tester)
+    }
+
+    // The columns each part of the input is read from, and how a row becomes it (shared with
+    // `PostgresDatabase.prefetchImports`, which reads them for a whole batch).
+
+    static let ownedTransactionColumns = """
+        transaction_id, original_transaction_id, product_id, product_type, environment, purchase_date,
+        expires_date, revocation_date, cancellation_date, quantity
+        """
+
+    static func ownedTransaction(_ row: SQLRow) -> OwnedTransaction {
+        OwnedTransaction(transactionId: row.string("transaction_id") ?? "",
+                         originalTransactionId: row.string("original_transaction_id"),
+                         productId: row.string("product_id") ?? "",
+                         productType: row.string("product_type").flatMap(ProductType.init(rawValue:)),
+                         environment: Environment(rawValue: row.string("environment") ?? "") ?? .unknown,
+                         purchaseDate: row.date("purchase_date"), expiresDate: row.date("expires_date"),
+                         revocationDate: row.date("revocation_date"), cancellationDate: row.date("cancellation_date"),
+                         quantity: row.int("quantity") ?? 1)
+    }
+
+    /// Apple's billing grace periods (signed renewal info, kept in `subscription_states`).
+    static let gracePeriodColumns = "customer_id, original_transaction_id, grace_period_expires_date"
+    static let gracePeriodCondition = "status = 4 AND grace_period_expires_date IS NOT NULL"
+
+    /// The newest period of a subscription in Apple's billing grace period keeps granting until
+    /// the grace period ends: its transaction carries the grace period's end.
+    static func applyGracePeriods(_ rows: [SQLRow], to transactions: inout [OwnedTransaction]) {
+        for grace in rows {
             guard let original = grace.string("original_transaction_id"), let end = grace.date("grace_period_expires_date") else { continue }
             let latest = transactions.indices.filter { (transactions[$0].originalTransactionId ?? transactions[$0].transactionId) == original }
                 .max { (transactions[$0].expiresDate ?? .distantPast) < (transactions[$1].expiresDate ?? .distantPast) }
             if let latest { transactions[latest].gracePeriodEnd = end }
         }
-        let grants = try database.query("""
-            SELECT grant_id, entitlement, starts_at, ends_at, revoked_at, reason, granted_by FROM grants WHERE customer_id = ?
-            """, [.text(customerId)]).map { row in
-            ManualGrant(id: row.int("grant_id") ?? 0, entitlement: row.string("entitlement") ?? "",
-                        starts: row.date("starts_at") ?? .distantPast, ends: row.date("ends_at"),
-                        revokedAt: row.date("revoked_at"), reason: row.string("reason") ?? "",
-                        grantedBy: row.string("granted_by") ?? "")
-        }
-        let revocations = try database.query("""
-            SELECT revocation_id, entitlement, revoked_at, revoked_by, reason FROM revocations WHERE customer_id = ?
-            """, [.text(customerId)]).map { row in
-            ManualRevocation(id: row.int("revocation_id") ?? 0, entitlement: row.string("entitlement") ?? "",
-                             at: row.date("revoked_at") ?? .distantPast, reason: row.string("reason") ?? "",
-                             by: row.string("revoked_by") ?? "")
-        }
-        let tester = try database.queryFirst("SELECT is_tester FROM customers WHERE customer_id = ?", [.text(customerId)])?
-            .bool("is_tester") ?? false
-        // The newest valid receipt that says when and in which version the app was first bought.
-        let app = try database.queryFirst("""
-            SELECT original_app_version, original_purchase_date, environment FROM receipts
-            WHERE customer_id = ? AND verdict = 'valid' AND (original_app_version IS NOT NULL OR original_purchase_date IS NOT NULL)
-            ORDER BY receipt_id DESC LIMIT 1
-            """, [.text(customerId)]).map { row in
-            AppPurchaseFacts(originalAppVersion: row.string("original_app_version"),
-                             originalPurchaseDate: row.date("original_purchase_date"),
-                             environment: Environment(rawValue: row.string("environment") ?? "") ?? .unknown)
-        }
-        return EntitlementInput(transactions: transactions, grants: grants, revocations: revocations,
-                                appPurchase: app, isTester: tester)
+    }
+
+    static let manualGrantColumns = "grant_id, entitlement, starts_at, ends_at, revoked_at, reason, granted_by"
+
+    static func manualGrant(_ row: SQLRow) -> ManualGrant {
+        ManualGrant(id: row.int("grant_id") ?? 0, entitlement: row.string("entitlement") ?? "",
+                    starts: row.date("starts_at") ?? .distantPast, ends: row.date("ends_at"),
+                    revokedAt: row.date("revoked_at"), reason: row.string("reason") ?? "",
+                    grantedBy: row.string("granted_by") ?? "")
+    }
+
+    static let manualRevocationColumns = "revocation_id, entitlement, revoked_at, revoked_by, reason"
+
+    static func manualRevocation(_ row: SQLRow) -> ManualRevocation {
+        ManualRevocation(id: row.int("revocation_id") ?? 0, entitlement: row.string("entitlement") ?? "",
+                         at: row.date("revoked_at") ?? .distantPast, reason: row.string("reason") ?? "",
+                         by: row.string("revoked_by") ?? "")
+    }
+
+    static let appPurchaseColumns = "original_app_version, original_purchase_date, environment"
+    /// Receipts that count for the paid-to-free rule (the newest one decides).
+    static let appPurchaseCondition = "verdict = 'valid' AND (original_app_version IS NOT NULL OR original_purchase_date IS NOT NULL)"
+
+    static func appPurchaseFacts(_ row: SQLRow) -> AppPurchaseFacts {
+        AppPurchaseFacts(originalAppVersion: row.string("original_app_version"),
+                         originalPurchaseDate: row.date("original_purchase_date"),
+                         environment: Environment(rawValue: row.string("environment") ?? "") ?? .unknown)
     }
 
     /// The customer's entitlements at `now`, computed by the core's pure function.
@@ -70,7 +94,8 @@ extension PurchaseLedger {
     /// caller's transaction). Only rows whose content changed are written (see `EntitlementRowWriter`).
     @discardableResult
     func refreshEntitlements(_ customerId: String, now: Date) throws -> [EntitlementState] {
-        try database.lockCustomer(customerId)  // PostgreSQL: a concurrent recomputation would duplicate rows
+        // PostgreSQL: a concurrent recomputation would duplicate rows (a batch locked its customers at its start)
+        if importSnapshot?.hasCustomer(customerId) != true { try database.lockCustomer(customerId) }
         let known = entitlementCache?.entry(customerId)
         if known != nil { entitlementCacheHits += 1 }
         let input = try known?.input ?? entitlementInput(customerId)

@@ -86,17 +86,17 @@ struct EntitlementRowWriter {
             default: break
             }
         }
-        for key in existing.keys { try database.execute("DELETE FROM entitlements WHERE \(Self.match(key))", Self.keyValues(customerId, key)) }
+        for key in existing.keys { try database.executeLater("DELETE FROM entitlements WHERE \(Self.match(key))", Self.keyValues(customerId, key)) }
     }
 
     /// Deletes every row of the customer and inserts `rows`.
     func rewrite(_ rows: [EntitlementRow]) throws {
-        try database.execute("DELETE FROM entitlements WHERE customer_id = ?", [.text(customerId)])
+        try database.executeLater("DELETE FROM entitlements WHERE customer_id = ?", [.text(customerId)])
         for row in rows { try insert(row) }
     }
 
     private func insert(_ row: EntitlementRow) throws {
-        try database.execute("""
+        try database.executeLater("""
             INSERT INTO entitlements (customer_id, entitlement, source, transaction_id, grant_id, starts_at, ends_at,
                                       units, active, revoked, revoked_by, reason, flags, computed_at)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -106,7 +106,7 @@ struct EntitlementRowWriter {
     }
 
     private func update(_ row: EntitlementRow) throws {
-        try database.execute("""
+        try database.executeLater("""
             UPDATE entitlements SET starts_at = ?, ends_at = ?, units = ?, active = ?, revoked = ?, revoked_by = ?,
                                     reason = ?, flags = ?, computed_at = ?
             WHERE \(Self.match(row.key))

@@ -92,15 +92,24 @@ extension PurchaseLedger {
     func planImport(_ p: PreparedImport) throws -> PlannedImport {
         let customerId = p.customerId
         if let orderId = p.orderId {
-            guard let order = try database.queryFirst("SELECT customer_id FROM orders WHERE order_id = ?", [.text(orderId)]) else {
+            let owner = try importSnapshot?.orderCustomer(orderId)
+                ?? database.queryFirst("SELECT customer_id FROM orders WHERE order_id = ?", [.text(orderId)]).map { $0.string("customer_id") ?? "?" }
+            guard let owner else {
                 throw StoreError(.notFound, "order \(orderId) not found: create it with `receiptdesk order create`")
             }
-            guard order.string("customer_id") == customerId else {
-                throw StoreError(.invalidRequest, "order \(orderId) belongs to customer \(order.string("customer_id") ?? "?"), not \(customerId)")
+            guard owner == customerId else {
+                throw StoreError(.invalidRequest, "order \(orderId) belongs to customer \(owner), not \(customerId)")
             }
         }
-        let existingReceipt = try database.queryFirst("SELECT receipt_id FROM receipts WHERE sha256 = ?", [.text(p.digest)])?.int("receipt_id")
-        let owners = try owners(of: p.incoming.map(\.transactionId))
+        let existingReceipt: Int64?
+        let owners: [String: String]
+        if let snapshot = importSnapshot {
+            existingReceipt = snapshot.receiptId(digest: p.digest)
+            owners = snapshot.owners(of: p.incoming.map(\.transactionId))
+        } else {
+            existingReceipt = try database.queryFirst("SELECT receipt_id FROM receipts WHERE sha256 = ?", [.text(p.digest)])?.int("receipt_id")
+            owners = try self.owners(of: p.incoming.map(\.transactionId))
+        }
         var fresh: [IncomingTransaction] = []
         var reports: [ImportResult.TransactionReport] = []
         var newConflicts: [(IncomingTransaction, String)] = []
@@ -176,7 +185,7 @@ extension PurchaseLedger {
                                           summary: summary, customerId: customerId, source: p.source, now: now, operatorName: p.operatorName)
             entitlementCache?.storedReceipt(valid: verdict.status == .valid, summary: summary, for: customerId)
         }
-        var matcher = OrderMatcher(database: database, customerId: customerId)
+        var matcher = OrderMatcher(database: database, customerId: customerId, snapshot: importSnapshot)
         for transaction in plan.fresh {
             let sameProduct = plan.fresh.filter { $0.productId == transaction.productId }.count
             let (binding, boundOrder) = try matcher.bind(transaction, explicitOrder: orderId, applicationUsername: p.applicationUsername,
@@ -184,9 +193,11 @@ extension PurchaseLedger {
             try insertTransaction(transaction, customerId: customerId, orderId: boundOrder, binding: binding, receiptId: receiptId, now: now)
             entitlementCache?.recorded(transaction, for: customerId)
             if let boundOrder {
-                try database.execute("""
+                let status = transaction.isRefunded ? "refunded" : "paid"
+                try database.executeLater("""
                     UPDATE orders SET status = ?, transaction_id = ?, version = version + 1 WHERE order_id = ?
-                    """, [.text(transaction.isRefunded ? "refunded" : "paid"), .text(transaction.transactionId), .text(boundOrder)])
+                    """, [.text(status), .text(transaction.transactionId), .text(boundOrder)])
+                importSnapshot?.boundOrder(boundOrder, transactionId: transaction.transactionId, status: status)
             }
             reports.append(.init(transactionId: transaction.transactionId, productId: transaction.productId,
                                  outcome: .recorded(binding: binding, orderId: boundOrder)))
@@ -223,8 +234,8 @@ extension PurchaseLedger {
     /// allowSandbox is off and the customer is not a tester.
     func importNotes(_ p: PreparedImport) throws -> [String] {
         guard let note = p.sandboxNote, !configuration.allowSandbox else { return p.notes }
-        let tester = try database.queryFirst("SELECT is_tester FROM customers WHERE customer_id = ?", [.text(p.customerId)])?
-            .bool("is_tester") ?? false
+        let tester = try importSnapshot?.isTester(p.customerId)
+            ?? database.queryFirst("SELECT is_tester FROM customers WHERE customer_id = ?", [.text(p.customerId)])?.bool("is_tester") ?? false
         return tester ? p.notes : p.notes + [note]
     }
 }

@@ -112,25 +112,45 @@ extension PurchaseLedger {
                        operatorName: String) throws -> Int64 {
         let summary = known ?? artefact.summary
         let decoded = decodedJSON ?? DecodeReport.json(artefact, verdict: verdict, now: now, includeTree: false).serialized()
+        if let snapshot = importSnapshot, let id = snapshot.takeReceiptId() {
+            // A batch took its receipt ids from the sequence ahead: nothing to read back.
+            try database.executeLater("""
+                INSERT INTO receipts (receipt_id, sha256, raw, format, environment, verdict, verdict_reason, decoded_json, bundle_id,
+                                      original_app_version, original_purchase_date, source, customer_id, imported_at, imported_by)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, [.integer(id)] + Self.receiptValues(bytes, digest: digest, artefact: artefact, verdict: verdict, decoded: decoded,
+                                                       summary: summary, customerId: customerId, source: source, now: now,
+                                                       operatorName: operatorName))
+            snapshot.storedReceipt(digest: digest, id: id)
+            return id
+        }
         // No RETURNING: on SQLite it makes the insert keep a statement journal; SQLite tells the
         // new row id, elsewhere it is one index look-up away.
         try database.execute("""
             INSERT INTO receipts (sha256, raw, format, environment, verdict, verdict_reason, decoded_json, bundle_id,
                                   original_app_version, original_purchase_date, source, customer_id, imported_at, imported_by)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """, [.text(digest), .blob(bytes), .text(artefact.format.rawValue), .text(summary.environment.environment.rawValue),
-                  .text(verdict.status.rawValue), .text(verdict.reason), .text(decoded), .text(summary.bundleId),
-                  .text(summary.originalAppVersion), .date(summary.originalPurchaseDate), .text(source), .text(customerId),
-                  .date(now), .text(operatorName)])
+            """, Self.receiptValues(bytes, digest: digest, artefact: artefact, verdict: verdict, decoded: decoded, summary: summary,
+                                 customerId: customerId, source: source, now: now, operatorName: operatorName))
         guard let id = try database.lastInsertedRowID() ?? database.queryFirst("SELECT receipt_id FROM receipts WHERE sha256 = ?", [.text(digest)])?.int("receipt_id") else {
             throw StoreError(.sql, "the receipt just stored is not there")
         }
         return id
     }
 
+    /// A receipt row's values after its id, in the order `insertReceipt` names the columns.
+    static func receiptValues(_ bytes: [UInt8], digest: String, artefact: DecodedArtefact, verdict: Verdict, decoded: String,
+                              summary: ArtefactSummary, customerId: String?, source: String, now: Date, operatorName: String) -> [SQLValue] {
+        [.text(digest), .blob(bytes), .text(artefact.format.rawValue), .text(summary.environment.environment.rawValue),
+         .text(verdict.status.rawValue), .text(verdict.reason), .text(decoded), .text(summary.bundleId),
+         .text(summary.originalAppVersion), .date(summary.originalPurchaseDate), .text(source), .text(customerId),
+         .date(now), .text(operatorName)]
+    }
+
     func insertTransaction(_ t: IncomingTransaction, customerId: String, orderId: String?, binding: OrderBinding,
                                    receiptId: Int64, now: Date) throws {
-        try database.execute("""
+        importSnapshot?.recordedTransaction(t.transactionId, customer: customerId)
+        try database.executeLater("""
             INSERT INTO transactions (transaction_id, original_transaction_id, product_id, product_type, customer_id, order_id,
                                       binding, environment, purchase_date, expires_date, revocation_date, cancellation_date,
                                       quantity, app_account_token, web_order_line_item_id, first_receipt_id, recorded_at)

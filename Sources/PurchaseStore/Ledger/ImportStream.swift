@@ -61,6 +61,9 @@ extension PurchaseLedger {
         // Where writers can race (PostgreSQL), each item keeps its savepoint, so a race is the
         // item's own failure; where a write transaction is exclusive (SQLite), items run bare.
         guard database.dialect.exclusiveWriteTransactions else {
+            if let postgres = database as? PostgresDatabase {
+                return try applyPipelinedBatch(count: batch.count, item, firstIndex: batch.lowerBound, on: postgres)
+            }
             return try database.writeTransaction { try applyBatch(count: batch.count, item, isolated: true, firstIndex: batch.lowerBound) }
         }
         do {

@@ -59,10 +59,10 @@ extension PurchaseLedger {
             case .duplicate, .conflict: break
             case .recorded: continue
             }
-            try database.execute("""
+            try database.executeLater("""
                 INSERT INTO arrivals (transaction_id, arrived_at, source, receipt_id, presented_for, operator) VALUES (?, ?, ?, ?, ?, ?)
                 """, [.text(report.transactionId), .date(now), .text(source), .integer(receiptId), .text(presentedFor), .text(operatorName)])
-            try database.execute("UPDATE transactions SET repeat_arrivals = repeat_arrivals + 1 WHERE transaction_id = ?",
+            try database.executeLater("UPDATE transactions SET repeat_arrivals = repeat_arrivals + 1 WHERE transaction_id = ?",
                                  [.text(report.transactionId)])
         }
     }

@@ -7,14 +7,17 @@ import Foundation
 struct OrderMatcher {
     let database: SQLDatabase
     let customerId: String
+    /// What a batch read ahead (nil: ask the database).
+    let snapshot: ImportSnapshot?
     /// Orders already taken during this import.
     private var taken = Set<String>()
     /// `waitingOrders()`, once read.
     private var waiting: [(id: String, product: String, created: String)]?
 
-    init(database: SQLDatabase, customerId: String) {
+    init(database: SQLDatabase, customerId: String, snapshot: ImportSnapshot? = nil) {
         self.database = database
         self.customerId = customerId
+        self.snapshot = snapshot
     }
 
     mutating func bind(_ transaction: IncomingTransaction, explicitOrder: String?, applicationUsername: String?,
@@ -42,6 +45,11 @@ struct OrderMatcher {
     /// read once per import: most customers have none, and one look-up then serves every transaction.
     private mutating func waitingOrders() throws -> [(id: String, product: String, created: String)] {
         if let waiting { return waiting }
+        if let snapshot {
+            let found = snapshot.waitingOrders(customer: customerId).map { (id: $0.id, product: $0.productId, created: $0.createdAt) }
+            waiting = found
+            return found
+        }
         let rows = try database.query("""
             SELECT order_id, product_id, created_at FROM orders
             WHERE customer_id = ? AND status IN ('pending', 'failed') AND transaction_id IS NULL
@@ -61,8 +69,9 @@ struct OrderMatcher {
 
     /// The customer's order with this id, if it still waits for a transaction.
     private func openOrder(_ orderId: String) throws -> (id: String, product: String)? {
-        guard !taken.contains(orderId),
-              let row = try database.queryFirst("""
+        guard !taken.contains(orderId) else { return nil }
+        if let snapshot { return snapshot.openOrder(orderId, customer: customerId).map { ($0.id, $0.productId) } }
+        guard let row = try database.queryFirst("""
                 SELECT order_id, product_id FROM orders WHERE order_id = ? AND customer_id = ? AND transaction_id IS NULL
                 """, [.text(orderId), .text(customerId)]) else { return nil }
         return (row.string("order_id") ?? orderId, row.string("product_id") ?? "")
@@ -72,6 +81,10 @@ struct OrderMatcher {
     /// case-insensitively).
     private func orderNamed(by token: String) throws -> (id: String, product: String)? {
         if let direct = try openOrder(token) { return direct }
+        if let found = snapshot?.openOrders(customer: customerId, token: token) {
+            guard found.count == 1, !taken.contains(found[0].id) else { return nil }
+            return (found[0].id, found[0].productId)
+        }
         let rows = try database.query("""
             SELECT order_id, product_id FROM orders
             WHERE customer_id = ? AND lower(app_account_token) = lower(?) AND transaction_id IS NULL

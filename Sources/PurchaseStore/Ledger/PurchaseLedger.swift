@@ -13,8 +13,10 @@ public final class PurchaseLedger {
     /// change stores, audits and refreshes at the very instant it read, and never at a stored
     /// instant rounded past it.
     let clock: () -> Date
-    /// Set while `importStream` runs on SQLite (see `EntitlementCache`).
+    /// Set while `importStream` runs on SQLite, and during each PostgreSQL batch (see `EntitlementCache`).
     var entitlementCache: EntitlementCache?
+    /// Set during a PostgreSQL batch import: what its imports read, read ahead (see `ImportSnapshot`).
+    var importSnapshot: ImportSnapshot?
     /// Refreshes that `entitlementCache` spared a read (for tests).
     var entitlementCacheHits = 0
     /// How many transactions and rows `entitlementCache` may hold.
@@ -38,6 +40,15 @@ public final class PurchaseLedger {
     /// Creates the customer row when missing.
     func ensureCustomer(_ customerId: String, now: Date) throws {
         try Validate.identifier(customerId, "customer id")
+        if let snapshot = importSnapshot {
+            guard !snapshot.hasCustomer(customerId) else { return }  // locked by the batch at its start, or created by it
+            // No ON CONFLICT: if another writer created the customer after the batch read ahead,
+            // this fails and the batch runs again, instead of going on with what it read.
+            try database.executeLater("INSERT INTO customers (customer_id, is_tester, created_at, updated_at) VALUES (?, 0, ?, ?)",
+                                      [.text(customerId), .date(now), .date(now)])
+            snapshot.createdCustomer(customerId)
+            return
+        }
         try database.execute("""
             INSERT INTO customers (customer_id, is_tester, created_at, updated_at) VALUES (?, 0, ?, ?)
             ON CONFLICT (customer_id) DO NOTHING

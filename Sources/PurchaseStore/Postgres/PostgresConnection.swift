@@ -5,13 +5,16 @@ import Foundation
 struct PostgresOutcome {
     let rows: [SQLRow]
     let affected: Int
+    /// The command tag (`INSERT 0 1`, `COMMIT`, or `ROLLBACK` for a COMMIT of a failed transaction).
+    var tag = ""
 }
 
 /// One libpq session (`PGconn`), closed in `deinit`. Not thread-safe: like every `SQLDatabase`
 /// connection it is used by one thread at a time. The URL (which may hold a password) is handed
 /// to libpq and never kept, printed or logged; `endpoint` is `host:port/dbname` only.
 final class PostgresConnection {
-    private let handle: OpaquePointer
+    /// The libpq session (internal for the pipeline extension, never outside this folder's files).
+    let handle: OpaquePointer
     /// `host:port/dbname` of the server, without user or password.
     let endpoint: String
 
@@ -112,46 +115,12 @@ final class PostgresConnection {
     /// format, types inferred by the server, except blobs (binary `bytea`). Text with a NUL byte
     /// is refused: PostgreSQL text cannot hold one.
     func execute(_ sql: String, _ parameters: [SQLValue], prepared: String? = nil) throws -> PostgresOutcome {
-        var buffer: [UInt8] = []
-        var offsets: [Int?] = []
-        var lengths: [Int32] = []
-        var formats: [Int32] = []
-        var types: [Oid] = []
-        for (index, value) in parameters.enumerated() {
-            var bytes: [UInt8]
-            var binary = false
-            switch value {
-            case .null:
-                offsets.append(nil); lengths.append(0); formats.append(0); types.append(0)
-                continue
-            case .integer(let number): bytes = Array(String(number).utf8)
-            case .real(let number): bytes = Array("\(number)".utf8)
-            case .text(let text):
-                bytes = Array(text.utf8)
-                guard !bytes.contains(0) else {
-                    throw StoreError(.invalidInput, "parameter \(index + 1) holds a NUL character, which PostgreSQL text cannot store")
-                }
-            case .blob(let blob):
-                bytes = blob
-                binary = true
-            }
-            offsets.append(buffer.count)
-            lengths.append(Int32(bytes.count))
-            formats.append(binary ? 1 : 0)
-            types.append(binary ? 17 : 0)  // 17 = bytea; 0 = let the server infer from the context
-            buffer += bytes
-            if !binary { buffer.append(0) }
-        }
-        buffer.append(0)  // never empty, so the base address below exists
-        let result: OpaquePointer? = buffer.withUnsafeBytes { raw -> OpaquePointer? in
-            guard let base = raw.baseAddress else { return nil }
-            let pointers: [UnsafePointer<CChar>?] = offsets.map { offset in
-                offset.map { (base + $0).assumingMemoryBound(to: CChar.self) }
-            }
+        let encoded = try PostgresParameters(parameters)
+        let result = encoded.withPointers { count, types, values, lengths, formats -> OpaquePointer? in
             if let prepared {
-                return PQexecPrepared(handle, prepared, Int32(parameters.count), pointers, lengths, formats, 0)
+                return PQexecPrepared(handle, prepared, count, values, lengths, formats, 0)
             }
-            return PQexecParams(handle, sql, Int32(parameters.count), types, pointers, lengths, formats, 0)
+            return PQexecParams(handle, sql, count, types, values, lengths, formats, 0)
         }
         return try outcome(result)
     }
@@ -171,18 +140,20 @@ final class PostgresConnection {
         return PQcmdStatus(result).map { String(cString: $0) } ?? ""
     }
 
-    private func outcome(_ result: OpaquePointer?) throws -> PostgresOutcome {
+    func outcome(_ result: OpaquePointer?) throws -> PostgresOutcome {
         guard let result else { throw failure(nil) }
         defer { PQclear(result) }
         let status = PQresultStatus(result)
         guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else { throw failure(result) }
         let affected = PQcmdTuples(result).flatMap { Int(String(cString: $0)) } ?? 0
-        guard status == PGRES_TUPLES_OK else { return PostgresOutcome(rows: [], affected: affected) }
+        guard status == PGRES_TUPLES_OK else {
+            return PostgresOutcome(rows: [], affected: affected, tag: PQcmdStatus(result).map { String(cString: $0) } ?? "")
+        }
         return PostgresOutcome(rows: PostgresRowDecoder.rows(result), affected: affected)
     }
 
     /// The failure a result (or its absence) reports.
-    private func failure(_ result: OpaquePointer?) -> PostgresFailure {
+    func failure(_ result: OpaquePointer?) -> PostgresFailure {
         func field(_ code: Int32) -> String? {
             guard let result, let value = PQresultErrorField(result, code) else { return nil }
             return String(cString: value)

@@ -1,3 +1,4 @@
+import CLibPQ
 import Foundation
 
 extension SQLDialect {
@@ -41,12 +42,12 @@ public final class PostgresDatabase: SQLDatabase {
     private var writerLockKey: Int64 = 0
     /// The schema the session works in (`public` unless the URL's `options` set a search_path).
     private(set) var schemaName = "public"
-    private var transactionDepth = 0
+    private(set) var transactionDepth = 0
     /// Whether the open transaction holds the writer lock.
-    private var holdsWriterLock = false
+    var holdsWriterLock = false
     /// A retryable failure inside the open transaction, kept even when a savepoint undid it: the
     /// whole transaction runs again (unless this is its last attempt).
-    private var raceInTransaction: PostgresFailure?
+    var raceInTransaction: PostgresFailure?
     /// While true, every write transaction takes the writer lock first (migrations at open).
     var exclusiveWrites = false
     /// Work the open transaction does just before it commits (deferred audit appends).
@@ -54,12 +55,22 @@ public final class PostgresDatabase: SQLDatabase {
     /// The first statement that failed inside the open transaction: PostgreSQL abandons the
     /// transaction there, whatever the body does next, unless a `ROLLBACK TO SAVEPOINT` (see
     /// `SQLDatabase.savepoint`) undoes it.
-    private var failureInTransaction: PostgresFailure?
+    var failureInTransaction: PostgresFailure?
+    /// Writes of the open transaction not sent yet (`executeLater` while `pipelinesWrites`): they
+    /// go with the next statement, or with COMMIT, in one pipeline.
+    var queuedWrites: [PostgresStatement] = []
+    /// Audit entries the open transaction appends at its commit (`AuditLog.appendAtCommit`).
+    var pendingAudit: [PendingAuditEntry] = []
+    /// While true (a batch import), `executeLater` queues writes instead of running them.
+    var pipelinesWrites = false
+    /// Round trips to the server and statements sent, for tests that keep a batch's cost in check.
+    public internal(set) var roundTrips = 0
+    public internal(set) var statementsSent = 0
     private var numberedSQL: [String: (text: String, count: Int)] = [:]
     /// Statements run more than once are prepared (parsed and planned once per session): their
     /// names by SQL text and blob-parameter positions, and how often the others were seen.
-    private var preparedNames: [String: String] = [:]
-    private var timesSeen: [String: Int] = [:]
+    var preparedNames: [String: String] = [:]
+    var timesSeen: [String: Int] = [:]
     private var preparedCounter = 0
     /// Set by `waitForChange`: the session LISTENs on the change channel (renewed on reconnect).
     var isListening = false
@@ -174,6 +185,7 @@ public final class PostgresDatabase: SQLDatabase {
     private func attemptTransaction<T>(_ body: () throws -> T, attempt: Int) throws -> Attempt<T> {
         if connection.isBroken { try reconnect(after: nil) }
         do {
+            roundTrips += 1
             _ = try connection.executeScript(exclusiveWrites ? "BEGIN; SELECT pg_advisory_xact_lock(\(writerLockKey))" : "BEGIN")
         } catch let failure as PostgresFailure {
             if failure.connectionLost { return .lostBeforeStart(failure) }
@@ -186,7 +198,9 @@ public final class PostgresDatabase: SQLDatabase {
         raceInTransaction = nil
         holdsWriterLock = exclusiveWrites
         atCommit = []
-        defer { holdsWriterLock = false; atCommit = [] }
+        queuedWrites = []
+        pendingAudit = []
+        defer { holdsWriterLock = false; atCommit = []; queuedWrites = []; pendingAudit = []; pipelinesWrites = false }
         let result: T
         do {
             result = try body()
@@ -215,7 +229,7 @@ public final class PostgresDatabase: SQLDatabase {
             throw failure.storeError(doing: "writing", location: location)
         }
         do {
-            let tag = try connection.commandTag("COMMIT")
+            let tag = try commitSendingQueuedWrites()
             guard tag == "COMMIT" else {
                 throw StoreError(.sql, "PostgreSQL at \(location) rolled the transaction back instead of committing it (\(tag))")
             }
@@ -254,7 +268,12 @@ public final class PostgresDatabase: SQLDatabase {
         }
         if transactionDepth == 0 && connection.isBroken { try reconnect(after: nil) }
         if transactionDepth > 0 && !holdsWriterLock && Self.isSavepoint(sql) { try lockWriters() }
+        if transactionDepth > 0 && !queuedWrites.isEmpty {
+            return try sendQueuedWrites(then: try pipelined(numbered.text, parameters), original: sql)
+        }
         do {
+            roundTrips += 1
+            statementsSent += 1
             let outcome = try connection.execute(numbered.text, parameters, prepared: try preparedName(numbered.text, parameters))
             if transactionDepth > 0 && failureInTransaction != nil && Self.isRollbackToSavepoint(sql) {
                 failureInTransaction = nil  // the savepoint undid the failed statement: the transaction goes on
@@ -290,10 +309,26 @@ public final class PostgresDatabase: SQLDatabase {
 
     /// The prepared statement to run `sql` as, preparing it on its second use; nil for one-off
     /// statements and for what cannot be prepared (DDL, SAVEPOINT, LISTEN, …).
-    private func preparedName(_ sql: String, _ parameters: [SQLValue]) throws -> String? {
+    func preparedName(_ sql: String, _ parameters: [SQLValue]) throws -> String? {
+        guard let (name, preparing) = preparedStatement(sql, parameters) else { return nil }
+        if let preparing {
+            roundTrips += 1
+            do {
+                try connection.prepare(name, sql, types: preparing.types)
+            } catch {
+                preparedNames[preparing.key] = nil
+                throw error
+            }
+        }
+        return name
+    }
+
+    /// The prepared statement to run `sql` as, and what to prepare first when it is new (its
+    /// name is kept from now on: the caller prepares it, or forgets the name when that fails).
+    func preparedStatement(_ sql: String, _ parameters: [SQLValue]) -> (name: String, preparing: (key: String, types: [Oid])?)? {
         let types = PostgresConnection.types(parameters)
         let key = types.contains(17) ? sql + "\u{0}" + types.map(String.init).joined(separator: ",") : sql
-        if let name = preparedNames[key] { return name }
+        if let name = preparedNames[key] { return (name, nil) }
         guard preparedNames.count < 500, Self.isPreparable(sql) else { return nil }
         let seen = (timesSeen[key] ?? 0) + 1
         guard seen >= 2 else {
@@ -303,10 +338,9 @@ public final class PostgresDatabase: SQLDatabase {
         }
         preparedCounter += 1
         let name = "rd_\(preparedCounter)"
-        try connection.prepare(name, sql, types: types)
         timesSeen[key] = nil
         preparedNames[key] = name
-        return name
+        return (name, (key, types))
     }
 
     /// Statements worth preparing. A search (`SQLDialect.plannedPerValues`) is not: its best
@@ -318,7 +352,7 @@ public final class PostgresDatabase: SQLDatabase {
         return ["SELECT", "INSERT", "UPDATE", "DELETE", "WITH"].contains { head.hasPrefix($0) }
     }
 
-    private func number(_ sql: String) -> (text: String, count: Int) {
+    func number(_ sql: String) -> (text: String, count: Int) {
         if let cached = numberedSQL[sql] { return cached }
         let numbered = PostgresSQLText.numberingPlaceholders(sql)
         if numberedSQL.count > 512 { numberedSQL.removeAll() }
@@ -326,7 +360,7 @@ public final class PostgresDatabase: SQLDatabase {
         return numbered
     }
 
-    private static func isRollbackToSavepoint(_ sql: String) -> Bool {
+    static func isRollbackToSavepoint(_ sql: String) -> Bool {
         sql.drop { $0.isWhitespace }.prefix(12).uppercased() == "ROLLBACK TO "
     }
 
@@ -361,7 +395,8 @@ public final class PostgresDatabase: SQLDatabase {
             throw StoreError(.invalidRequest, "the writer lock is taken inside a write transaction, and none is open")
         }
         guard !holdsWriterLock else { return }
-        try execute("SELECT pg_advisory_xact_lock(\(writerLockKey))", [])
+        // Queued with the pending writes when they are pipelined: the next statement waits for it.
+        try executeLater("SELECT pg_advisory_xact_lock(\(writerLockKey))", [])
         holdsWriterLock = true
     }
 

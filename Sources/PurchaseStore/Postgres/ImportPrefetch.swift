@@ -1,0 +1,101 @@
+import Foundation
+import ReceiptCore
+
+extension PostgresDatabase {
+    /// What `prefetchImports` read: the batch's snapshot and, for each of its customers, what
+    /// their entitlement refresh reads (input and stored rows).
+    struct ImportPrefetch {
+        let snapshot: ImportSnapshot
+        let entitlements: [String: EntitlementCache.Entry]
+    }
+
+    /// Locks the batch's existing customers (in one statement, in customer id order, so two
+    /// batches never wait for each other in a circle) and reads, in the same round trip, everything
+    /// the batch's imports will look up: its receipts by digest, the owners of its transaction ids,
+    /// the open orders of its customers and the orders its items name, each customer's tester flag
+    /// and entitlement input and rows, and a receipt id from the sequence for each receipt it may
+    /// store. Each read runs after the lock, so it sees what the last writer to those customers committed.
+    func prefetchImports(_ imports: [PurchaseLedger.PreparedImport]) throws -> ImportPrefetch {
+        let customers = Array(Set(imports.map(\.customerId))).sorted()
+        let digests = Array(Set(imports.map(\.digest)))
+        let transactionIds = Array(Set(imports.flatMap { $0.incoming.map(\.transactionId) }))
+        let namedOrders = Set(imports.compactMap(\.orderId))
+        let customerList = SQLValue.text(PostgresArrayLiteral.text(customers))
+        let rows = try queryPipelined([
+            ("SELECT customer_id, is_tester FROM customers WHERE customer_id = ANY(?::text[]) ORDER BY customer_id FOR UPDATE", [customerList]),
+            ("SELECT sha256, receipt_id FROM receipts WHERE sha256 = ANY(?::text[])", [.text(PostgresArrayLiteral.text(digests))]),
+            ("SELECT transaction_id, customer_id FROM transactions WHERE transaction_id = ANY(?::text[])",
+             [.text(PostgresArrayLiteral.text(transactionIds))]),
+            ("""
+             SELECT order_id, customer_id, product_id, created_at, status, transaction_id, app_account_token FROM orders
+             WHERE (customer_id = ANY(?::text[]) AND transaction_id IS NULL) OR order_id = ANY(?::text[])
+             """, [customerList, .text(PostgresArrayLiteral.text(namedOrders.sorted()))]),
+            ("SELECT customer_id, \(PurchaseLedger.ownedTransactionColumns) FROM transactions WHERE customer_id = ANY(?::text[])", [customerList]),
+            ("SELECT customer_id, \(PurchaseLedger.manualGrantColumns) FROM grants WHERE customer_id = ANY(?::text[])", [customerList]),
+            ("SELECT customer_id, \(PurchaseLedger.manualRevocationColumns) FROM revocations WHERE customer_id = ANY(?::text[])", [customerList]),
+            ("""
+             SELECT DISTINCT ON (customer_id) customer_id, \(PurchaseLedger.appPurchaseColumns) FROM receipts
+             WHERE customer_id = ANY(?::text[]) AND \(PurchaseLedger.appPurchaseCondition) ORDER BY customer_id, receipt_id DESC
+             """, [customerList]),
+            ("SELECT customer_id, \(EntitlementRow.selectColumns) FROM entitlements WHERE customer_id = ANY(?::text[])", [customerList]),
+            ("SELECT nextval(pg_get_serial_sequence('receipts', 'receipt_id')) AS id FROM generate_series(1, ?::int)",
+             [.integer(Int64(digests.count))]),
+            ("""
+             SELECT \(PurchaseLedger.gracePeriodColumns) FROM subscription_states
+             WHERE customer_id = ANY(?::text[]) AND \(PurchaseLedger.gracePeriodCondition)
+             """, [customerList]),
+        ])
+        guard rows.count == 11 else { throw StoreError(.sql, "prefetching a batch import at \(location): \(rows.count) answers for 11 queries") }
+        var testers: [String: Bool] = [:]
+        for row in rows[0] { if let id = row.string("customer_id") { testers[id] = row.bool("is_tester") } }
+        var receipts: [String: Int64] = [:]
+        for row in rows[1] { if let digest = row.string("sha256"), let id = row.int("receipt_id") { receipts[digest] = id } }
+        var owners: [String: String] = [:]
+        for row in rows[2] { if let id = row.string("transaction_id"), let owner = row.string("customer_id") { owners[id] = owner } }
+        let orders = rows[3].compactMap { row -> ImportSnapshot.Order? in
+            guard let id = row.string("order_id"), let customer = row.string("customer_id") else { return nil }
+            return ImportSnapshot.Order(id: id, customerId: customer, productId: row.string("product_id") ?? "",
+                                        createdAt: row.string("created_at") ?? "", status: row.string("status") ?? "",
+                                        transactionId: row.string("transaction_id"), appAccountToken: row.string("app_account_token"))
+        }
+        var inputs = Dictionary(uniqueKeysWithValues: customers.map { customer in
+            (customer, EntitlementInput(transactions: [], grants: [], revocations: [], appPurchase: nil, isTester: testers[customer] ?? false))
+        })
+        var stored: [String: [EntitlementRow]] = [:]
+        for row in rows[4] { if let customer = row.string("customer_id") { inputs[customer]?.transactions.append(PurchaseLedger.ownedTransaction(row)) } }
+        for row in rows[5] { if let customer = row.string("customer_id") { inputs[customer]?.grants.append(PurchaseLedger.manualGrant(row)) } }
+        for row in rows[6] { if let customer = row.string("customer_id") { inputs[customer]?.revocations.append(PurchaseLedger.manualRevocation(row)) } }
+        for row in rows[7] { if let customer = row.string("customer_id") { inputs[customer]?.appPurchase = PurchaseLedger.appPurchaseFacts(row) } }
+        for row in rows[8] { if let customer = row.string("customer_id") { stored[customer, default: []].append(EntitlementRow(row)) } }
+        // Apple's billing grace periods, as `entitlementInput` applies them.
+        for (customer, graces) in Dictionary(grouping: rows[10], by: { $0.string("customer_id") ?? "" }) {
+            guard var input = inputs[customer] else { continue }
+            PurchaseLedger.applyGracePeriods(graces, to: &input.transactions)
+            inputs[customer] = input
+        }
+        var entries: [String: EntitlementCache.Entry] = [:]
+        for (customer, input) in inputs { entries[customer] = EntitlementCache.Entry(input: input, rows: stored[customer] ?? []) }
+        let snapshot = ImportSnapshot(customers: testers, receipts: receipts, owners: owners, orders: orders, namedOrders: namedOrders,
+                                      receiptIds: rows[9].compactMap { $0.int("id") })
+        return ImportPrefetch(snapshot: snapshot, entitlements: entries)
+    }
+}
+
+/// PostgreSQL array literals, sent as one text parameter (`?::text[]`) so that one prepared
+/// statement serves a list of any length.
+enum PostgresArrayLiteral {
+    /// `{"a","b"}`: every element quoted, `"` and `\` escaped.
+    static func text(_ values: [String]) -> String {
+        var literal = "{"
+        for (index, value) in values.enumerated() {
+            if index > 0 { literal += "," }
+            literal += "\""
+            for character in value.unicodeScalars {
+                if character == "\"" || character == "\\" { literal += "\\" }
+                literal.unicodeScalars.append(character)
+            }
+            literal += "\""
+        }
+        return literal + "}"
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+
+/// Writes sent in pipelines: while `pipelinesWrites` is on inside a write transaction (a batch
+/// import), a write whose answer nobody needs waits in `queuedWrites` and goes to the server with
+/// the next statement that needs an answer (a read, a lock, SAVEPOINT/RELEASE) or with COMMIT,
+/// all in one round trip. Every statement still runs, in the order given, inside the same
+/// transaction: reads see the writes queued before them. A queued write that fails fails the
+/// statement that sent it (its error named), and the transaction, as if it had run at once.
+extension PostgresDatabase {
+    /// Runs a write whose row count the caller does not need: queued while `pipelinesWrites` is
+    /// on inside a write transaction, else at once. Its parameters are checked now either way.
+    public func executeLater(_ sql: String, _ parameters: [SQLValue]) throws {
+        guard transactionDepth > 0, pipelinesWrites else {
+            try execute(sql, parameters)
+            return
+        }
+        let numbered = number(sql)
+        guard numbered.count == parameters.count else {
+            throw StoreError(.sql, "SQL expects \(numbered.count) parameters, got \(parameters.count): \(sql.prefix(80))")
+        }
+        queuedWrites.append(try pipelined(numbered.text, parameters))
+    }
+
+    /// A statement for a pipeline: prepared in the same pipeline when it is due to be (never a
+    /// round trip of its own).
+    func pipelined(_ numberedSQL: String, _ parameters: [SQLValue]) throws -> PostgresStatement {
+        let encoded = try PostgresParameters(parameters)
+        guard let (name, preparing) = preparedStatement(numberedSQL, parameters) else {
+            return PostgresStatement(sql: numberedSQL, parameters: encoded)
+        }
+        return PostgresStatement(sql: numberedSQL, parameters: encoded, prepared: name, preparing: preparing)
+    }
+
+    /// Runs the queued writes and then each of `queries` in one round trip; the rows of each query.
+    /// (Outside a write transaction each statement is its own.) Statements take `?` placeholders.
+    func queryPipelined(_ queries: [(sql: String, parameters: [SQLValue])]) throws -> [[SQLRow]] {
+        var statements: [PostgresStatement] = []
+        for query in queries {
+            let numbered = number(query.sql)
+            guard numbered.count == query.parameters.count else {
+                throw StoreError(.sql, "SQL expects \(numbered.count) parameters, got \(query.parameters.count): \(query.sql.prefix(80))")
+            }
+            statements.append(try pipelined(numbered.text, query.parameters))
+        }
+        let queued = queuedWrites.count
+        let outcomes = try sendPipeline(queuedWrites + statements)
+        return outcomes.dropFirst(queued).map(\.rows)
+    }
+
+    /// Sends the queued writes and then `last` in one pipeline; `last`'s answer.
+    func sendQueuedWrites(then last: PostgresStatement, original: String) throws -> PostgresOutcome {
+        let outcomes = try sendPipeline(queuedWrites + [last])
+        if failureInTransaction != nil && Self.isRollbackToSavepoint(original) { failureInTransaction = nil }
+        return outcomes.last ?? PostgresOutcome(rows: [], affected: 0)
+    }
+
+    /// Sends the queued writes with COMMIT; COMMIT's tag. A failure is thrown as it came, for the
+    /// commit's own handling (rolled back, run again when a race caused it).
+    func commitSendingQueuedWrites() throws -> String {
+        guard !queuedWrites.isEmpty else {
+            roundTrips += 1
+            statementsSent += 1
+            return try connection.commandTag("COMMIT")
+        }
+        let statements = queuedWrites + [PostgresStatement(sql: "COMMIT", parameters: try PostgresParameters([]))]
+        queuedWrites = []
+        roundTrips += 1
+        statementsSent += statements.count
+        do {
+            return try connection.pipeline(statements).last?.tag ?? ""
+        } catch let failed as PostgresPipelineFailure {
+            forgetUnprepared(statements, from: failed.index)
+            throw failed.failure
+        }
+    }
+
+    /// The statements a failed pipeline was to prepare from `index` on were not prepared (the
+    /// server skipped them): their names are forgotten, to be prepared again when next used.
+    private func forgetUnprepared(_ statements: [PostgresStatement], from index: Int) {
+        for statement in statements[min(index, statements.count)...] {
+            if let preparing = statement.preparing { preparedNames[preparing.key] = nil }
+        }
+    }
+
+    /// Sends `statements` as one pipeline (the queue is emptied first); records a failure as the
+    /// open transaction's, as a statement run alone would, and throws it as a `StoreError`.
+    private func sendPipeline(_ statements: [PostgresStatement]) throws -> [PostgresOutcome] {
+        queuedWrites = []
+        roundTrips += 1
+        statementsSent += statements.count
+        do {
+            return try connection.pipeline(statements)
+        } catch let failed as PostgresPipelineFailure {
+            forgetUnprepared(statements, from: failed.index)
+            let failure = failed.failure
+            if failure.isStalePlan {
+                preparedNames.removeAll()
+                timesSeen.removeAll()
+            }
+            if transactionDepth > 0 {
+                if failureInTransaction == nil { failureInTransaction = failure }
+                if failure.isRetryable && !failure.isStalePlan && raceInTransaction == nil { raceInTransaction = failure }
+            }
+            let sql = statements[min(failed.index, statements.count - 1)].sql
+            throw failure.storeError(doing: "running SQL (\(sql.prefix(60))…)", location: location)
+        }
+    }
+}
