@@ -73,6 +73,25 @@ public struct ConsumptionInformation: Sendable, Equatable {
                                                                                 "no preference"]))]
     }
 
+    /// Sets the coded field named `name` (its JSON name, as in `codedFields`); false for a name
+    /// that is not one. The value is checked by `validate()`, not here.
+    @discardableResult
+    public mutating func setCodedField(_ name: String, to value: Int) -> Bool {
+        switch name {
+        case "consumptionStatus": consumptionStatus = value
+        case "platform": platform = value
+        case "deliveryStatus": deliveryStatus = value
+        case "accountTenure": accountTenure = value
+        case "playTime": playTime = value
+        case "lifetimeDollarsRefunded": lifetimeDollarsRefunded = value
+        case "lifetimeDollarsPurchased": lifetimeDollarsPurchased = value
+        case "userStatus": userStatus = value
+        case "refundPreference": refundPreference = value
+        default: return false
+        }
+        return true
+    }
+
     static let dollarBands = ["undeclared", "$0", "$0.01–49.99", "$50–99.99", "$100–499.99", "$500–999.99", "$1000–1999.99", "over $2000"]
 
     private static func words(_ value: Int, _ names: [String]) -> String {

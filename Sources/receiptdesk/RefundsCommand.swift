@@ -56,18 +56,7 @@ enum RefundsCommand {
         defer { session.close() }
         var draft = try session.ledger.consumptionDraft(requestId)
         draft.information.customerConsented = consented
-        for (field, value) in overrides {
-            switch field {
-            case "consumptionStatus": draft.information.consumptionStatus = value
-            case "deliveryStatus": draft.information.deliveryStatus = value
-            case "platform": draft.information.platform = value
-            case "accountTenure": draft.information.accountTenure = value
-            case "playTime": draft.information.playTime = value
-            case "lifetimeDollarsPurchased": draft.information.lifetimeDollarsPurchased = value
-            case "lifetimeDollarsRefunded": draft.information.lifetimeDollarsRefunded = value
-            default: draft.information.userStatus = value
-            }
-        }
+        for (field, value) in overrides { draft.information.setCodedField(field, to: value) }
         if let preference {
             let codes = ["undeclared": 0, "grant": 1, "decline": 2, "none": 3, "0": 0, "1": 1, "2": 2, "3": 3]
             guard let code = codes[preference.lowercased()] else {

@@ -163,4 +163,26 @@ struct SubscriptionStateTests {
             "\(error)".contains("Apple extends only active subscriptions")
         }
     }
+
+    @Test(arguments: TestBackend.available) func aRenewalExtensionSummaryCompletesItsMassExtension(_ backend: TestBackend) throws {
+        let f = try BackendLedgerFixture(backend, now: "2025-05-10T00:00:00Z")
+        let request = "5b3d7a60-0f55-4b3e-9a53-1f2a3b4c5d6e"
+        _ = try f.database.execute("""
+            INSERT INTO mass_extensions (request_identifier, product_id, environment, days, reason_code, storefronts, requested_at,
+                                         operator, reason, status)
+            VALUES (?, ?, 'Production', 3, 3, '', '2025-05-09T00:00:00.000Z', 'mei', 'outage', 'requested')
+            """, [.text(request), .text(Self.product)])
+        var payload = NotificationPayload(notificationType: "RENEWAL_EXTENSION", subtype: "SUMMARY", notificationUUID: "s1",
+                                          signedDate: LedgerFixture.date("2025-05-09T06:00:00Z"), data: nil)
+        payload.extraMembers = [("summary", .object([
+            ("requestIdentifier", .string(request.uppercased())), ("environment", .string("Production")), ("appAppleId", .int(1)),
+            ("bundleId", .string("com.example.app")), ("productId", .string(Self.product)), ("storefrontCountryCodes", .array([])),
+            ("failedCount", .int(2)), ("succeededCount", .int(30)),
+        ]))]
+        let result = try f.ledger.applyNotification(Array(try JWSBuilder(authority: f.authority).notificationBody(payload).utf8), operatorName: "apple")
+        #expect(result.applied && result.outcome == "recorded (no transaction in it)", "\(result.outcome)")
+        let record = try #require(try f.ledger.massExtension(request))
+        #expect(record.status == "complete" && record.succeeded == 30 && record.failed == 2, "\(record)")
+        #expect(record.progress == "complete: 30 extended, 2 failed")
+    }
 }

@@ -86,18 +86,7 @@ enum AppleForms {
     /// The draft with one coded field set.
     static func setting(_ draft: ConsumptionDraft, _ name: String, _ value: Int) -> ConsumptionDraft {
         var draft = draft
-        switch name {
-        case "consumptionStatus": draft.information.consumptionStatus = value
-        case "platform": draft.information.platform = value
-        case "deliveryStatus": draft.information.deliveryStatus = value
-        case "accountTenure": draft.information.accountTenure = value
-        case "playTime": draft.information.playTime = value
-        case "lifetimeDollarsRefunded": draft.information.lifetimeDollarsRefunded = value
-        case "lifetimeDollarsPurchased": draft.information.lifetimeDollarsPurchased = value
-        case "userStatus": draft.information.userStatus = value
-        case "refundPreference": draft.information.refundPreference = value
-        default: break
-        }
+        draft.information.setCodedField(name, to: value)
         return draft
     }
 
