@@ -103,8 +103,8 @@ extension PurchaseLedger {
         try Validate.reason(reason)
         try Validate.operatorName(operatorName)
         let now = clock()
-        try database.writeTransaction {
-            try database.execute("""
+        try database.writeTransaction { () throws -> Void in
+            _ = try database.execute("""
                 INSERT INTO renewal_extensions (request_identifier, original_transaction_id, customer_id, days, reason_code, requested_at,
                                                 operator, reason, outcome)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending')
