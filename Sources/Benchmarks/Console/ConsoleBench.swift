@@ -21,6 +21,22 @@ enum ConsoleBench {
         LedgerBenchCases.say("console: first screen, filter and page-down on 1,000,000 transactions…", progress)
         _ = ProcessStats.resetPeakMemory()
         let figures = try ConsoleBenchmark.measure(ledger: ledger, clock: { now })
+        append(figures, into: &report)
+    }
+
+    /// The same steps on PostgreSQL (`database`: the 1,000,000-transaction database copied there),
+    /// with the same aims, named "console on PostgreSQL …" (peak memory is the process's, so left out).
+    static func runPostgres(_ database: SQLDatabase, into report: inout LedgerBenchReport, progress: Bool) throws {
+        let now = LedgerBenchCases.now
+        let ledger = PurchaseLedger(database: database, configuration: LedgerBenchCases.configuration,
+                                    verifier: ReceiptVerifier(trust: try TestCertificateAuthority.shared().trustStore()), clock: { now })
+        LedgerBenchCases.say("console on PostgreSQL: first screen, filter and page-down on 1,000,000 transactions…", progress)
+        let figures = try ConsoleBenchmark.measure(ledger: ledger, clock: { now }).filter { !$0.name.contains("memory") }
+        append(figures, into: &report, prefix: "console on PostgreSQL ")
+    }
+
+    /// Each figure with its aim and its ratio to the floor, its name's "console " replaced by `prefix`.
+    private static func append(_ figures: [ConsoleBenchmark.Figure], into report: inout LedgerBenchReport, prefix: String = "console ") {
         for figure in figures {
             let name = figure.name
             let aim: LedgerFigure.Aim
@@ -30,7 +46,8 @@ enum ConsoleBench {
             else if name.contains("paste") { aim = .below(1_000) }
             else if name.contains("memory") { aim = .below(100) }
             else { aim = .none }
-            report.figures.append(LedgerFigure(name: name, value: figure.value, aim: aim,
+            let shown = name.hasPrefix("console ") ? prefix + name.dropFirst("console ".count) : name
+            report.figures.append(LedgerFigure(name: shown, value: figure.value, aim: aim,
                                                floorName: figure.ratio == nil ? nil : ConsoleBenchmark.floorName, ratio: figure.ratio))
         }
     }

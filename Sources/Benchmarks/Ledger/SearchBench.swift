@@ -36,6 +36,8 @@ enum SearchBench {
         try LedgerBenchCases.expect(copy.isVerified, "the copy to PostgreSQL does not verify")
         report.notes.append(String(format: "search: db copy of the 1,000,000-transaction database to PostgreSQL took %.1f s (verified)", copy.seconds))
         try measure(target, backend: " on PostgreSQL", into: &report, progress: progress)
+        // The console over the same copy (issue 15: the console on PostgreSQL with 1,000,000 transactions).
+        try ConsoleBench.runPostgres(target, into: &report, progress: progress)
     }
 
     /// Times the three searches on `database`, as the console runs them.
