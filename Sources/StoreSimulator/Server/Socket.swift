@@ -30,26 +30,8 @@ enum Socket {
             #if !os(Linux)
             try setOption(fd, SOL_SOCKET, SO_NOSIGPIPE, 1)
             #endif
-            let bound: Int32
-            switch address.family {
-            case .ipv4(let bytes):
-                var socketAddress = sockaddr_in()
-                socketAddress.sin_family = sa_family_t(AF_INET)
-                socketAddress.sin_port = port.bigEndian
-                withUnsafeMutableBytes(of: &socketAddress.sin_addr) { $0.copyBytes(from: bytes) }
-                bound = withUnsafePointer(to: &socketAddress) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-                }
-            case .ipv6(let bytes):
-                try setOption(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, 1)
-                var socketAddress = sockaddr_in6()
-                socketAddress.sin6_family = sa_family_t(AF_INET6)
-                socketAddress.sin6_port = port.bigEndian
-                withUnsafeMutableBytes(of: &socketAddress.sin6_addr) { $0.copyBytes(from: bytes) }
-                bound = withUnsafePointer(to: &socketAddress) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
-                }
-            }
+            if case .ipv6 = address.family { try setOption(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, 1) }
+            let bound = withSocketAddress(address, port: port) { bind(fd, $0, $1) }
             guard bound == 0 else { throw failure("bind to \(address.urlHost):\(port)") }
             guard listen(fd, backlog) == 0 else { throw failure("listen") }
             let (family, actualPort) = try localAddress(fd)
@@ -76,30 +58,36 @@ enum Socket {
         configureConnection(fd, writeTimeout: timeout)  // SO_SNDTIMEO also bounds connect on Linux
         var result: Int32
         repeat {
-            switch address.family {
-            case .ipv4(let bytes):
-                var socketAddress = sockaddr_in()
-                socketAddress.sin_family = sa_family_t(AF_INET)
-                socketAddress.sin_port = port.bigEndian
-                withUnsafeMutableBytes(of: &socketAddress.sin_addr) { $0.copyBytes(from: bytes) }
-                result = withUnsafePointer(to: &socketAddress) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { posixConnect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-                }
-            case .ipv6(let bytes):
-                var socketAddress = sockaddr_in6()
-                socketAddress.sin6_family = sa_family_t(AF_INET6)
-                socketAddress.sin6_port = port.bigEndian
-                withUnsafeMutableBytes(of: &socketAddress.sin6_addr) { $0.copyBytes(from: bytes) }
-                result = withUnsafePointer(to: &socketAddress) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { posixConnect(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
-                }
-            }
+            result = withSocketAddress(address, port: port) { posixConnect(fd, $0, $1) }
         } while result != 0 && errno == EINTR
         guard result == 0 else {
             _ = close(fd)
             return nil
         }
         return fd
+    }
+
+    /// Calls `body` with `address`:`port` as a `sockaddr` and its length (for bind and connect).
+    private static func withSocketAddress(_ address: LoopbackAddress, port: UInt16,
+                                          _ body: (UnsafePointer<sockaddr>, socklen_t) -> Int32) -> Int32 {
+        switch address.family {
+        case .ipv4(let bytes):
+            var socketAddress = sockaddr_in()
+            socketAddress.sin_family = sa_family_t(AF_INET)
+            socketAddress.sin_port = port.bigEndian
+            withUnsafeMutableBytes(of: &socketAddress.sin_addr) { $0.copyBytes(from: bytes) }
+            return withUnsafePointer(to: &socketAddress) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+        case .ipv6(let bytes):
+            var socketAddress = sockaddr_in6()
+            socketAddress.sin6_family = sa_family_t(AF_INET6)
+            socketAddress.sin6_port = port.bigEndian
+            withUnsafeMutableBytes(of: &socketAddress.sin6_addr) { $0.copyBytes(from: bytes) }
+            return withUnsafePointer(to: &socketAddress) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
+            }
+        }
     }
 
     /// The address and port a socket is bound to.
