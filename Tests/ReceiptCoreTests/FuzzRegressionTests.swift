@@ -29,6 +29,20 @@ struct ReceiptCoreFuzzRegressionTests {
         #expect(!TreeTextRenderer.lines(artefact.tree(now: Date(timeIntervalSince1970: 1_748_779_200))).isEmpty)
     }
 
+    /// `verifyreceipt` found it: a number of 19 nines overflowed the plain JSON reader's Int
+    /// (its 18-digit limit was checked after the digit was added), an arithmetic-overflow trap.
+    @Test("a verifyReceipt answer with a 19-digit number decodes or fails in one line, never traps")
+    func nineteenDigitNumberInVerifyReceiptJSON() throws {
+        let bytes = try FuzzCorpus.bytes("verifyreceipt", "crash-841d81eeabdad5b88bf5b4cd48eb3e4822407a54")
+        do {
+            _ = try VerifyReceiptResponse(json: bytes)
+        } catch let error as ReceiptError {
+            #expect(!error.description.contains("\n"))
+        }
+        let nines = Array(#"{"status":9999999999999999999}"#.utf8)
+        #expect(throws: ReceiptError.self) { try VerifyReceiptResponse(json: nines) }
+    }
+
     @Test("the TLV scanner asked at the end of a container (or of an empty one) says truncated")
     func scanAtTheEnd() {
         let bytes: [UInt8] = [0x30, 0x02, 0x30, 0x00]

@@ -147,9 +147,11 @@ enum PlainJSON {
             let start = index
             var magnitude = 0
             while index < bytes.count, bytes[index] >= UInt8(ascii: "0"), bytes[index] <= UInt8(ascii: "9") {
+                // The 19th digit is refused before it is added: 18 digits always fit in an Int,
+                // 19 may not (JSONSerialization then decides).
+                guard index - start < 18 else { return nil }
                 magnitude = magnitude * 10 + Int(bytes[index] - UInt8(ascii: "0"))
                 index += 1
-                guard index - start <= 18 else { return nil }
             }
             let digits = index - start
             guard digits > 0, bytes[start] != UInt8(ascii: "0") || (digits == 1 && !negative) else { return nil }
