@@ -204,6 +204,54 @@ struct BrowseTests {
         #expect(c.state.list.selectedRow?.key == tx(1))
     }
 
+    /// The customers list reads its columns for the whole page at once (ListRowLookups): each
+    /// column still says what it said when it was read row by row.
+    @Test(arguments: ConsoleBackend.available)
+    func eachCustomerRowShowsItsOwnColumns(_ backend: ConsoleBackend) throws {
+        let f = try Self.generated(backend)
+        let now = "2025-06-01T12:00:00.000Z"
+        try f.database.writeTransaction {
+            // cust-0001: over the count cap, an entitlement held and one not, a receipt Apple placed
+            // elsewhere; cust-0002: a receipt in an environment no receiptdesk writes, the other
+            // side of an open conflict with cust-0003 (and of a resolved one).
+            for n in 0..<BrowseLimits.countCap {
+                try f.database.execute("""
+                    INSERT INTO transactions (transaction_id, original_transaction_id, product_id, customer_id, binding, environment, quantity,
+                                              first_receipt_id, recorded_at) VALUES (?, ?, 'coins', 'cust-0001', 'unbound', 'Xcode', 1, 2, ?)
+                    """, [.text(String(8_000_000_000 + n)), .text(String(8_000_000_000 + n)), .text(now)])
+            }
+            for (entitlement, active) in [("pro", 1), ("old", 0), ("pro", 1), ("coins", 1)] {
+                try f.database.execute("""
+                    INSERT INTO entitlements (customer_id, entitlement, source, active, revoked, reason, flags, computed_at)
+                    VALUES ('cust-0001', ?, 'purchase', ?, 0, 'test', '', ?)
+                    """, [.text(entitlement), .integer(Int64(active)), .text(now)])
+            }
+            try f.database.execute("UPDATE receipts SET apple_environment = 'Sandbox' WHERE customer_id = 'cust-0001'", [])
+            try f.database.execute("UPDATE receipts SET environment = 'Staging' WHERE customer_id = 'cust-0002'", [])
+            for (transaction, status) in [("7000000008", "open"), ("7000000009", "resolved")] {
+                try f.database.execute("""
+                    INSERT INTO conflicts (transaction_id, owner_customer_id, claimant_customer_id, opened_at, status)
+                    VALUES (?, 'cust-0002', 'cust-0003', ?, ?)
+                    """, [.text(transaction), .text(now), .text(status)])
+            }
+        }
+        let rows = try Browser(f.database).page(.customers, cursor: .first, limit: 5).rows.compactMap { row -> CustomerListRow? in
+            if case .customer(_, let listed) = row { return listed } else { return nil }
+        }
+        try #require(rows.map(\.customerId) == ["cust-0000", "cust-0001", "cust-0002", "cust-0003", "cust-0004"])
+        #expect(rows[0].environments == ["Sandbox"] && rows[0].transactionCount == 4 && !rows[0].transactionCountCapped)
+        #expect(rows[1].transactionCount == BrowseLimits.countCap && rows[1].transactionCountCapped)
+        #expect(rows[1].activeEntitlements == ["coins", "pro"])
+        #expect(rows[1].environments == ["Production", "Xcode"] && rows[1].environmentMismatch)
+        #expect(rows[2].environments == ["Production", "Staging"] && !rows[2].environmentMismatch)
+        #expect(rows.map(\.openConflicts) == [0, 0, 1, 1, 0])
+        #expect(rows[4].activeEntitlements.isEmpty && rows[4].environments == ["Production"] && rows[4].transactionCount == 4)
+        let transactions = try Browser(f.database).page(.transactions, cursor: .after(.text("7000000007")), limit: 3).rows.compactMap { row -> TransactionListRow? in
+            if case .transaction(_, let listed) = row { return listed } else { return nil }
+        }
+        #expect(transactions.map(\.inOpenConflict) == [true, false, false])
+    }
+
     @Test(arguments: ConsoleBackend.available)
     func theBenchmarkHookRuns(_ backend: ConsoleBackend) throws {
         let f = try Self.generated(backend)

@@ -25,7 +25,8 @@ public struct Browser {
         let isFull = rows.count > limit
         var page = Array(rows.prefix(limit))
         if step.reversed { page.reverse() }
-        return BrowsePage(rows: try page.map { try decode(table, $0, key: BrowseKey.read($0, textual: query.keyIsText)) }, isFull: isFull,
+        let lookups = try RowLookups(table, page, database: database)
+        return BrowsePage(rows: try page.map { try decode(table, $0, key: BrowseKey.read($0, textual: query.keyIsText), lookups) }, isFull: isFull,
                           scannedThrough: isFull ? nil : scannedThrough, ignored: query.ignored)
     }
 
@@ -162,52 +163,37 @@ public struct Browser {
         return (rows, nil)
     }
 
-    /// A SQL row as the list row of `table`, with the small per-row lookups it shows.
-    private func decode(_ table: BrowseTable, _ row: SQLRow, key: BrowseKey) throws -> BrowseRow {
+    /// What `ListRowLookups` read for a page's rows, one statement or two per page.
+    private struct RowLookups {
+        var customers: [String: CustomerListRow] = [:]
+        var inOpenConflict: Set<String> = []
+
+        init(_ table: BrowseTable, _ rows: [SQLRow], database: SQLDatabase) throws {
+            switch table {
+            case .customers: customers = try ListRowLookups.customers(rows, database: database)
+            case .transactions: inOpenConflict = try ListRowLookups.inOpenConflict(rows.compactMap { $0.string("transaction_id") }, database: database)
+            default: break
+            }
+        }
+    }
+
+    /// A SQL row as the list row of `table`, with the small lookups it shows.
+    private func decode(_ table: BrowseTable, _ row: SQLRow, key: BrowseKey, _ lookups: RowLookups) throws -> BrowseRow {
         switch table {
-        case .customers: return .customer(key, try customerRow(row))
+        case .customers:
+            let id = row.string("customer_id") ?? ""
+            guard let listed = lookups.customers[id] else { throw StoreError(.notFound, "customer \(id) vanished while its page was read") }
+            return .customer(key, listed)
         case .orders: return .order(key, PurchaseLedger.orderRecord(row))
         case .transactions:
             let record = PurchaseLedger.transactionRecord(row)
-            let conflict = try database.queryFirst("SELECT 1 AS found FROM conflicts WHERE transaction_id = ? AND status = 'open' LIMIT 1",
-                                                   [.text(record.transactionId)]) != nil
-            return .transaction(key, TransactionListRow(record: record, inOpenConflict: conflict))
+            return .transaction(key, TransactionListRow(record: record, inOpenConflict: lookups.inOpenConflict.contains(record.transactionId)))
         case .receipts:
             return .receipt(key, ReceiptListRow(record: PurchaseLedger.receiptRecord(row), appleEnvironment: row.string("apple_environment"),
                                                 lastVerifiedAt: row.date("last_verified_at")))
         case .conflicts: return .conflict(key, PurchaseLedger.conflictRecord(row))
         case .audit: return .audit(key, Self.auditEntry(row))
         }
-    }
-
-    private func customerRow(_ row: SQLRow) throws -> CustomerListRow {
-        let id = row.string("customer_id") ?? ""
-        let v: [SQLValue] = [.text(id)]
-        let count = Int(try database.queryFirst("""
-            SELECT count(*) AS n FROM (SELECT 1 FROM transactions WHERE customer_id = ? LIMIT \(BrowseLimits.countCap + 1)) AS capped
-            """, v)?.int("n") ?? 0)
-        let entitlements = try database.query("SELECT DISTINCT entitlement FROM entitlements WHERE customer_id = ? AND active = 1", v)
-            .compactMap { $0.string("entitlement") }.sorted()
-        var environments = Set(try database.query("""
-            SELECT environment FROM receipts WHERE customer_id = ? ORDER BY receipt_id DESC LIMIT 50
-            """, v).compactMap { $0.string("environment") })
-        let mismatch = try database.queryFirst("""
-            SELECT 1 AS found FROM receipts WHERE customer_id = ? AND apple_environment IS NOT NULL AND apple_environment != environment
-            AND apple_environment != 'Unknown' AND environment != 'Unknown' LIMIT 1
-            """, v) != nil
-        if let other = try database.queryFirst("""
-            SELECT environment FROM transactions WHERE customer_id = ? AND environment != 'Production' LIMIT 1
-            """, v)?.string("environment") { environments.insert(other) }
-        if count > 0, try database.queryFirst("SELECT 1 AS found FROM transactions WHERE customer_id = ? AND environment = 'Production' LIMIT 1", v) != nil {
-            environments.insert("Production")
-        }
-        let conflicts = Int(try database.queryFirst("""
-            SELECT count(*) AS n FROM conflicts WHERE (claimant_customer_id = ? OR owner_customer_id = ?) AND status = 'open'
-            """, [.text(id), .text(id)])?.int("n") ?? 0)
-        return CustomerListRow(customerId: id, isTester: row.bool("is_tester"), transactionCount: min(count, BrowseLimits.countCap),
-                               transactionCountCapped: count > BrowseLimits.countCap, activeEntitlements: entitlements,
-                               environments: environments.subtracting(["Unknown"]).sorted(), environmentMismatch: mismatch, openConflicts: conflicts,
-                               displayName: row.string("display_name"), email: row.string("email"))
     }
 
     static func auditEntry(_ row: SQLRow) -> AuditEntry {
