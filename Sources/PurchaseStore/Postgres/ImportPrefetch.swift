@@ -21,26 +21,30 @@ extension PostgresDatabase {
         let transactionIds = Array(Set(imports.flatMap { $0.incoming.map(\.transactionId) }))
         let namedOrders = Set(imports.compactMap(\.orderId))
         let customerList = SQLValue.text(PostgresArrayLiteral.text(customers))
+        // Planned with the batch's arrays each time: a prepared statement's generic plan, settled
+        // while the tables were small, kept scanning them whole as they grew (each row compared
+        // with every id of the array), which made a batch cost more the bigger the ledger.
+        let fresh = SQLDialect.plannedPerValues
         let rows = try queryPipelined([
-            ("SELECT customer_id, is_tester FROM customers WHERE customer_id = ANY(?::text[]) ORDER BY customer_id FOR UPDATE", [customerList]),
-            ("SELECT sha256, receipt_id FROM receipts WHERE sha256 = ANY(?::text[])", [.text(PostgresArrayLiteral.text(digests))]),
-            ("SELECT transaction_id, customer_id FROM transactions WHERE transaction_id = ANY(?::text[])",
+            (fresh + "SELECT customer_id, is_tester FROM customers WHERE customer_id = ANY(?::text[]) ORDER BY customer_id FOR UPDATE", [customerList]),
+            (fresh + "SELECT sha256, receipt_id FROM receipts WHERE sha256 = ANY(?::text[])", [.text(PostgresArrayLiteral.text(digests))]),
+            (fresh + "SELECT transaction_id, customer_id FROM transactions WHERE transaction_id = ANY(?::text[])",
              [.text(PostgresArrayLiteral.text(transactionIds))]),
-            ("""
+            (fresh + """
              SELECT order_id, customer_id, product_id, created_at, status, transaction_id, app_account_token FROM orders
              WHERE (customer_id = ANY(?::text[]) AND transaction_id IS NULL) OR order_id = ANY(?::text[])
              """, [customerList, .text(PostgresArrayLiteral.text(namedOrders.sorted()))]),
-            ("SELECT customer_id, \(PurchaseLedger.ownedTransactionColumns) FROM transactions WHERE customer_id = ANY(?::text[])", [customerList]),
-            ("SELECT customer_id, \(PurchaseLedger.manualGrantColumns) FROM grants WHERE customer_id = ANY(?::text[])", [customerList]),
-            ("SELECT customer_id, \(PurchaseLedger.manualRevocationColumns) FROM revocations WHERE customer_id = ANY(?::text[])", [customerList]),
-            ("""
+            (fresh + "SELECT customer_id, \(PurchaseLedger.ownedTransactionColumns) FROM transactions WHERE customer_id = ANY(?::text[])", [customerList]),
+            (fresh + "SELECT customer_id, \(PurchaseLedger.manualGrantColumns) FROM grants WHERE customer_id = ANY(?::text[])", [customerList]),
+            (fresh + "SELECT customer_id, \(PurchaseLedger.manualRevocationColumns) FROM revocations WHERE customer_id = ANY(?::text[])", [customerList]),
+            (fresh + """
              SELECT DISTINCT ON (customer_id) customer_id, \(PurchaseLedger.appPurchaseColumns) FROM receipts
              WHERE customer_id = ANY(?::text[]) AND \(PurchaseLedger.appPurchaseCondition) ORDER BY customer_id, receipt_id DESC
              """, [customerList]),
-            ("SELECT customer_id, \(EntitlementRow.selectColumns) FROM entitlements WHERE customer_id = ANY(?::text[])", [customerList]),
+            (fresh + "SELECT customer_id, \(EntitlementRow.selectColumns) FROM entitlements WHERE customer_id = ANY(?::text[])", [customerList]),
             ("SELECT nextval(pg_get_serial_sequence('receipts', 'receipt_id')) AS id FROM generate_series(1, ?::int)",
              [.integer(Int64(digests.count))]),
-            ("""
+            (fresh + """
              SELECT \(PurchaseLedger.gracePeriodColumns) FROM subscription_states
              WHERE customer_id = ANY(?::text[]) AND \(PurchaseLedger.gracePeriodCondition)
              """, [customerList]),

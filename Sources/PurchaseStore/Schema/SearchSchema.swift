@@ -92,9 +92,10 @@ public enum SearchSchema {
 }
 
 extension SQLDialect {
-    /// The comment a search statement starts with: planned anew with its values each time, never
-    /// prepared (see `PostgresDatabase.isPreparable`).
-    public static let plannedPerValues = "/* search */ "
+    /// The comment a statement starts with when its best plan depends on its values (a search;
+    /// a batch import's read-ahead, whose arrays of ids meet tables that grow under it): planned
+    /// anew with its values each time, never prepared (see `PostgresDatabase.isPreparable`).
+    public static let plannedPerValues = "/* planned per values */ "
 
     /// `column` folded for case-insensitive search: ASCII letters to lower case, compared byte
     /// by byte on both backends (PostgreSQL's "C" collation), so a prefix is one index range.
