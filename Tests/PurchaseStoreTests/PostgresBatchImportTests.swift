@@ -180,5 +180,25 @@ struct PostgresBatchImportTests {
         // BEGIN; the locks and reads ahead; the audit lock and head; the writes and COMMIT.
         #expect(postgres.roundTrips - trips <= 4, "\(postgres.roundTrips - trips) round trips")
         #expect(postgres.statementsSent - statements < 20 * 8, "\(postgres.statementsSent - statements) statements")
+        // The read-ahead is planned with its arrays each time, never kept as a generic plan (one
+        // settled on small tables scanned them whole as they grew).
+        _ = try f.ledger.importBatch(try batch(40), operatorName: "mei")
+        let kept = try postgres.query("SELECT statement FROM pg_prepared_statements WHERE statement LIKE '%= ANY(%'", [])
+        #expect(kept.isEmpty, "\(kept.compactMap { $0.string("statement") })")
+    }
+
+    @Test func storedReceiptsAreCompressedWithLZ4WhereTheServerHasIt() throws {
+        let f = try BackendLedgerFixture(.postgres)
+        let postgres = try #require(f.database as? PostgresDatabase)
+        let offered = try postgres.queryFirst("""
+            SELECT count(*) AS n FROM pg_settings WHERE name = 'default_toast_compression' AND 'lz4' = ANY(enumvals)
+            """, [])?.int("n") == 1
+        let setting = try postgres.queryFirst("SELECT current_setting('default_toast_compression') AS method", [])?.string("method")
+        #expect(setting == (offered ? "lz4" : "pglz"))
+        // A tree long enough to be compressed (PostgreSQL compresses values over about 2 KB).
+        let purchases = (0..<12).map { LedgerFixture.purchase("28\($0)", "com.example.coins.100", expires: nil, type: 1) }
+        _ = try f.ledger.importArtefact(try f.receipt(purchases, created: "2025-05-01T00:00:00Z"), customer: "customer-lz4", source: "t", operatorName: "mei")
+        let methods = try postgres.query("SELECT pg_column_compression(decoded_json) AS method FROM receipts", []).compactMap { $0.string("method") }
+        #expect(!methods.isEmpty && methods.allSatisfy { $0 == (offered ? "lz4" : "pglz") }, "\(methods)")
     }
 }
