@@ -136,4 +136,24 @@ struct JWSFastPathTests {
         let none = try #require(throws: ReceiptError.self) { try CompactJWS(compact: "abc") }
         #expect(none.reason == "JWS: compact JWS has 1 parts separated by '.', expected 3")
     }
+
+    @Test("a header read again comes from the header cache only for the very same text, named by its caller")
+    func headerCacheKnowsOnlyIdenticalText() throws {
+        let text = try SampleFiles.text("real-transaction-sandbox.jws").trimmingCharacters(in: .whitespacesAndNewlines)
+        let parts = text.split(separator: ".").map(String.init)
+        let header = String(decoding: try Base64.decodeURL(bytes: Array(parts[0].utf8)[...], "t"), as: UTF8.self)
+        // The same length, another algorithm; and a header that does not parse, twice.
+        let other = Base64.encodeURL(Array(header.replacingOccurrences(of: "\"ES256\"", with: "\"ES384\"").utf8))
+        let broken = Base64.encodeURL(Array(("[" + header.dropFirst()).utf8))
+        try #require(other.count == parts[0].count && other != parts[0])
+        for round in 0..<3 {
+            let first = try CompactJWS(compact: text, what: "JWS transaction")
+            let second = try CompactJWS(compact: [other, parts[1], parts[2]].joined(separator: "."), what: "JWS renewal")
+            #expect(first.algorithm == "ES256" && second.algorithm == "ES384", "round \(round)")
+            #expect(first.x5c == second.x5c && first.x5c?.count == 3)
+            #expect(first.header.what == "JWS transaction header" && second.header.what == "JWS renewal header")
+            let failure = try #require(throws: ReceiptError.self) { try CompactJWS(compact: [broken, parts[1], parts[2]].joined(separator: ".")) }
+            #expect(failure.reason.hasPrefix("JWS header"), "\(failure.reason)")
+        }
+    }
 }

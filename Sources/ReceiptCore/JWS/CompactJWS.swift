@@ -50,31 +50,36 @@ public struct CompactJWS: Sendable {
         guard !headerPart.isEmpty, !payloadPart.isEmpty else {
             throw ReceiptError(.missingField, "\(what): compact JWS has an empty header or payload")
         }
-        let headerBytes = try Base64.decodeURL(bytes: headerPart, "\(what) header")
-        header = try JSONObject(parsing: headerBytes, what: "\(what) header")
+        let known = JWSHeaderCache.shared.entry(headerPart)
+        let read = try known ?? Self.readHeader(headerPart, what: what)
+        if known == nil { JWSHeaderCache.shared.store(headerPart, read) }
+        header = JSONObject(read.values, what: "\(what) header")
+        (algorithm, keyId, x5c) = (read.algorithm, read.keyId, read.x5c)
         payload = try Base64.decodeURL(bytes: payloadPart, "\(what) payload")
         signature = try Base64.decodeURL(bytes: signaturePart, "\(what) signature")
-        algorithm = try header.string("alg")
-        keyId = try header.string("kid")
-        if header.has("x5c") {
-            guard let entries = header.values["x5c"] as? [Any] else {
-                throw ReceiptError(.unexpectedTag, "\(what) header: `x5c` is not an array")
-            }
-            guard entries.count <= CompactJWS.maxChainLength else {
-                throw ReceiptError(.tooLarge, "\(what) header: `x5c` holds \(entries.count) certificates, at most \(CompactJWS.maxChainLength) accepted")
-            }
-            x5c = try entries.enumerated().map { index, entry in
-                guard let encoded = entry as? String else {
-                    throw ReceiptError(.unexpectedTag, "\(what) header: `x5c[\(index)]` is not a string")
-                }
-                return encoded
-            }
-        } else {
-            x5c = nil
-        }
         signingInput = utf8[..<dots[1]]
         // The text as given when nothing was trimmed (no copy); otherwise the trimmed bytes.
         self.text = utf8.count == raw.utf8.count ? raw : String(decoding: utf8, as: UTF8.self)
+    }
+
+    /// The header's base64url text decoded and parsed: `alg`, `kid` and the `x5c` strings.
+    private static func readHeader(_ part: ArraySlice<UInt8>, what: String) throws -> JWSHeaderCache.Entry {
+        let header = try JSONObject(parsing: try Base64.decodeURL(bytes: part, "\(what) header"), what: "\(what) header")
+        let algorithm = try header.string("alg"), keyId = try header.string("kid")
+        guard header.has("x5c") else { return JWSHeaderCache.Entry(values: header.values, algorithm: algorithm, keyId: keyId, x5c: nil) }
+        guard let entries = header.values["x5c"] as? [Any] else {
+            throw ReceiptError(.unexpectedTag, "\(what) header: `x5c` is not an array")
+        }
+        guard entries.count <= CompactJWS.maxChainLength else {
+            throw ReceiptError(.tooLarge, "\(what) header: `x5c` holds \(entries.count) certificates, at most \(CompactJWS.maxChainLength) accepted")
+        }
+        let x5c = try entries.enumerated().map { index, entry in
+            guard let encoded = entry as? String else {
+                throw ReceiptError(.unexpectedTag, "\(what) header: `x5c[\(index)]` is not a string")
+            }
+            return encoded
+        }
+        return JWSHeaderCache.Entry(values: header.values, algorithm: algorithm, keyId: keyId, x5c: x5c)
     }
 
     /// The bytes the signature covers: ASCII `header.payload`.
