@@ -44,4 +44,12 @@ struct ReceiptTrustViewTests {
         #expect(text.contains("MISMATCH legacy `environment` key: Production (claims Production, unsigned); treated as sandbox"), "\(text)")
         #expect(text.contains("SANDBOX"))
     }
+
+    @Test func storedBytesShowAsTextOnlyWhenTheyAreTextThroughout() {
+        #expect(ReceiptDetailView.rawText(Array("eyJhbGciOi.x.y\n".utf8)) == "eyJhbGciOi.x.y\n")
+        // A NUL inside is not text: the whole is shown as base64, never the part before the NUL.
+        let withNul = Array("abc".utf8) + [0] + Array("def".utf8)
+        #expect(ReceiptDetailView.rawText(withNul) == Data(withNul).base64EncodedString())
+        #expect(ReceiptDetailView.rawText([0x30, 0x82, 0x01]) == "MIIB")
+    }
 }

@@ -143,7 +143,7 @@ enum ReceiptDetailView {
 
     /// Stored bytes as text: themselves when they are text (base64, a JWS, JSON), else base64.
     static func rawText(_ bytes: [UInt8]) -> String {
-        if let text = String(validatingUTF8: bytes.map { CChar(bitPattern: $0) } + [0]),
+        if let text = String(validating: bytes, as: UTF8.self),  // a NUL byte is a control character: base64
            !text.unicodeScalars.contains(where: { $0.value < 0x20 && $0 != "\n" && $0 != "\r" && $0 != "\t" }) {
             return text
         }
