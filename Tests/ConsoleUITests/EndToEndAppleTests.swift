@@ -195,7 +195,9 @@ extension EndToEndTests {
             try tmux.keys("Enter")
             try #require(tmux.wait(for: "Mass extension: preview") != nil, "no preview:\n\(tmux.capture())")
             try tmux.keys("y")
-            #expect(tmux.wait(for: "complete: ", seconds: 180) != nil, "the mass extension did not complete:\n\(tmux.capture())")
+            // The finished action's line (✓ … by N days: complete), not a poll's progress.
+            #expect(tmux.wait(for: "✓ mass extension of ", seconds: 180) != nil && tmux.capture().contains(": complete: "),
+                    "the mass extension did not complete:\n\(tmux.capture())")
             #expect(try database.queryFirst("SELECT status FROM mass_extensions LIMIT 1", [])?.string("status") == "complete")
         }
     }
@@ -221,7 +223,9 @@ extension EndToEndTests {
             try tmux.keys("Enter")
             try #require(tmux.wait(for: "Notification history: preview") != nil, "no preview:\n\(tmux.capture())")
             try tmux.keys("y")
-            #expect(tmux.wait(for: " new", seconds: 120) != nil && tmux.capture().contains(" read, "), "no history:\n\(tmux.capture())")
+            // The finished fetch's line (✓), not a page's progress ("page 1, 3 read, 3 new"), which
+            // shows while the fetch still runs and the console still refuses a new action.
+            #expect(tmux.wait(for: "✓ notification history ", seconds: 120) != nil && tmux.capture().contains(" read, "), "no history:\n\(tmux.capture())")
             #expect(try Self.audited(database, "apple-notification-history"))
             try tmux.keys("N")
             try #require(tmux.wait(for: "Apple's notifications") != nil)
