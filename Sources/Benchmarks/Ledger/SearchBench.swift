@@ -1,6 +1,7 @@
 import Foundation
 import PurchaseStore
 import ReceiptCore
+import StoreSimulator
 
 /// The search box on the generated 1,000,000-transaction database (`LedgerLookupBench`): what the
 /// console runs when a search is entered (every list counted, capped at 1,000, and the first

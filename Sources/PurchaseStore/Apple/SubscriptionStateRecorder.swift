@@ -117,7 +117,7 @@ extension PurchaseLedger {
         let updates = columns.dropFirst().map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
         try database.execute("""
             INSERT INTO subscription_states (\(columns.joined(separator: ", ")))
-            VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))
+            VALUES (\(SQLDialect.placeholders(columns.count)))
             ON CONFLICT (original_transaction_id) DO UPDATE SET \(updates)
             """, values)
     }

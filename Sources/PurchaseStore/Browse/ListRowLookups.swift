@@ -11,7 +11,7 @@ enum ListRowLookups {
     static func customers(_ rows: [SQLRow], database: SQLDatabase) throws -> [String: CustomerListRow] {
         let ids = rows.compactMap { $0.string("customer_id") }
         guard !ids.isEmpty else { return [:] }
-        let marks = Array(repeating: "?", count: ids.count).joined(separator: ", ")
+        let marks = SQLDialect.placeholders(ids.count)
         let values = ids.map { SQLValue.text($0) }
         let columns = try database.query("""
             SELECT c.customer_id,
@@ -59,7 +59,7 @@ enum ListRowLookups {
     /// The transaction ids among `ids` that are in an open conflict.
     static func inOpenConflict(_ ids: [String], database: SQLDatabase) throws -> Set<String> {
         guard !ids.isEmpty else { return [] }
-        let marks = Array(repeating: "?", count: ids.count).joined(separator: ", ")
+        let marks = SQLDialect.placeholders(ids.count)
         return Set(try database.query("""
             SELECT DISTINCT transaction_id FROM conflicts WHERE status = 'open' AND transaction_id IN (\(marks))
             """, ids.map { .text($0) }).compactMap { $0.string("transaction_id") })

@@ -72,6 +72,11 @@ public struct SQLDialect: Sendable {
     /// that fails halfway (see `PurchaseLedger.importBatch`).
     public var exclusiveWriteTransactions = false
 
+    /// `count` placeholders for a list of values: "?, ?, ?".
+    static func placeholders(_ count: Int) -> String {
+        Array(repeating: "?", count: count).joined(separator: ", ")
+    }
+
     public static let sqlite = SQLDialect(name: "sqlite", blobType: "BLOB",
                                           autoIncrementPrimaryKey: "INTEGER PRIMARY KEY AUTOINCREMENT", integerType: "INTEGER",
                                           exclusiveWriteTransactions: true)

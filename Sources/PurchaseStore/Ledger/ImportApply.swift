@@ -160,7 +160,7 @@ extension PurchaseLedger {
             var width = 1
             while width < chunk.count { width *= 2 }
             let padded = chunk + Array(repeating: chunk[chunk.count - 1], count: width - chunk.count)
-            let placeholders = Array(repeating: "?", count: width).joined(separator: ", ")
+            let placeholders = SQLDialect.placeholders(width)
             for row in try database.query("SELECT transaction_id, customer_id FROM transactions WHERE transaction_id IN (\(placeholders))",
                                           padded.map { .text($0) }) {
                 if let id = row.string("transaction_id"), let owner = row.string("customer_id") { owners[id] = owner }

@@ -169,7 +169,7 @@ public enum DatabaseCopy {
         var copied: Int64 = 0
         try RowPager.forEachPage(table, order: order, in: source, pageSize: pageSize) { rows in
             guard let columns = rows.first?.columns else { return }
-            let tuple = "(" + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")"
+            let tuple = "(" + SQLDialect.placeholders(columns.count) + ")"
             let perStatement = max(1, 900 / max(1, columns.count))
             var index = 0
             while index < rows.count {

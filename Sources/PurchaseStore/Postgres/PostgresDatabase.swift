@@ -284,15 +284,13 @@ public final class PostgresDatabase: SQLDatabase {
             }
             return outcome
         } catch let failure as PostgresFailure {
-            if failure.isStalePlan {
-                // A table changed shape under a prepared statement: prepare afresh from now on.
-                preparedNames.removeAll()
-                timesSeen.removeAll()
-            }
+            recordFailure(failure)
+            // Inside a transaction the failure is now the transaction's to handle; outside one, a
+            // statement whose plan went stale, or a read whose connection was lost, is tried again once.
             if transactionDepth > 0 {
-                if failureInTransaction == nil { failureInTransaction = failure }
-                if failure.isRetryable && !failure.isStalePlan && raceInTransaction == nil { raceInTransaction = failure }
-            } else if failure.isStalePlan {
+                throw failure.storeError(doing: "running SQL (\(sql.prefix(60))…)", location: location)
+            }
+            if failure.isStalePlan {
                 do {
                     return try connection.execute(numbered.text, parameters)
                 } catch let again as PostgresFailure {
@@ -309,6 +307,20 @@ public final class PostgresDatabase: SQLDatabase {
             }
             throw failure.storeError(doing: "running SQL (\(sql.prefix(60))…)", location: location)
         }
+    }
+
+    /// Keeps the books on a failed statement, sent alone or in a pipeline: a stale plan (a table
+    /// changed shape under a prepared statement) forgets every prepared statement, so they are
+    /// prepared afresh; inside a transaction the first failure becomes the transaction's, and a
+    /// race (a retryable failure) is noted so the transaction can run again.
+    func recordFailure(_ failure: PostgresFailure) {
+        if failure.isStalePlan {
+            preparedNames.removeAll()
+            timesSeen.removeAll()
+        }
+        guard transactionDepth > 0 else { return }
+        if failureInTransaction == nil { failureInTransaction = failure }
+        if failure.isRetryable && !failure.isStalePlan && raceInTransaction == nil { raceInTransaction = failure }
     }
 
     static func isRollbackToSavepoint(_ sql: String) -> Bool {

@@ -93,14 +93,7 @@ extension PostgresDatabase {
         } catch let failed as PostgresPipelineFailure {
             forgetUnprepared(statements, from: failed.index)
             let failure = failed.failure
-            if failure.isStalePlan {
-                preparedNames.removeAll()
-                timesSeen.removeAll()
-            }
-            if transactionDepth > 0 {
-                if failureInTransaction == nil { failureInTransaction = failure }
-                if failure.isRetryable && !failure.isStalePlan && raceInTransaction == nil { raceInTransaction = failure }
-            }
+            recordFailure(failure)
             let sql = statements[min(failed.index, statements.count - 1)].sql
             throw failure.storeError(doing: "running SQL (\(sql.prefix(60))…)", location: location)
         }

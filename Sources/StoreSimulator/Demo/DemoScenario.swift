@@ -11,7 +11,7 @@ import ReceiptCore
 public struct DemoScenario {
     let state: SimulatorState
     let now: Date
-    private var random: DemoRandom
+    private var random: SplitMix64
     var events: [DemoEvent] = []
     /// Order ids handed out so far: each is drawn again until it is new (six random digits
     /// collide once a few hundred orders exist).
@@ -20,7 +20,7 @@ public struct DemoScenario {
     public init(state: SimulatorState, now: Date, seed: UInt64 = 42) {
         self.state = state
         self.now = now
-        self.random = DemoRandom(seed: seed)
+        self.random = SplitMix64(seed: seed)
     }
 
     static let names = ["王小明", "李娜", "佐藤さくら", "김민준", "Ольга", "Zoë Müller", "José Álvarez", "Ἀθηνᾶ", "محمد", "Nguyễn Văn An"]
@@ -204,21 +204,5 @@ public struct DemoScenario {
         ], account: "family", appVersion: "52", originalAppVersion: "49")
         importing(Array(receipt.base64.utf8), "cust-family-parent", "app receipt")
         importing(Array(receipt.base64.utf8), "cust-family-kid", "app receipt (same Apple ID)")
-    }
-}
-
-/// A small deterministic generator (SplitMix64), so the demo is the same every time.
-struct DemoRandom {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func int(_ range: ClosedRange<Int>) -> Int {
-        range.lowerBound + Int(next() % UInt64(range.count))
     }
 }
