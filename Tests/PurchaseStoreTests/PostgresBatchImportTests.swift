@@ -187,6 +187,46 @@ struct PostgresBatchImportTests {
         #expect(kept.isEmpty, "\(kept.compactMap { $0.string("statement") })")
     }
 
+    /// A fresh ledger's tables have no statistics until autovacuum analyses them; without them
+    /// the planner took a batch's customers for half of each table and scanned it whole, so each
+    /// batch of a large first import read every row imported before it.
+    @Test func theReadAheadGoesThroughIndexesOnTablesWithoutStatistics() throws {
+        let f = try BackendLedgerFixture(.postgres)
+        let postgres = try #require(f.database as? PostgresDatabase)
+        func items(_ range: Range<Int>) throws -> [PurchaseLedger.ImportItem] {
+            try range.map { index in
+                .init(bytes: try f.receipt([LedgerFixture.purchase("29\(index)a"), LedgerFixture.purchase("29\(index)b")],
+                                           created: "2025-05-01T00:\(String(format: "%02d", index % 60)):00Z"),
+                      customer: "customer-\(index % 40)", source: "r\(index)")
+            }
+        }
+        _ = try f.ledger.importBatch(try items(0..<120), operatorName: "mei")
+        let analysed = try postgres.queryFirst("""
+            SELECT count(*) AS n FROM pg_stat_user_tables WHERE schemaname = current_schema() AND last_autoanalyze IS NOT NULL
+            """, [])?.int("n") ?? 0
+        let prepared = try items(120..<150).map { item in
+            try f.ledger.prepareImport(item.bytes, customer: item.customer, orderId: nil, applicationUsername: nil, source: item.source, operatorName: "mei")
+        }
+        let scans = try postgres.writeTransaction { () -> [String: Int64] in
+            // This session's own counts (not yet reported to the server's totals, so nothing
+            // else on the server adds to them), before and after the read-ahead.
+            func counts() throws -> [String: Int64] {
+                let rows = try postgres.query("SELECT relname, seq_scan FROM pg_stat_xact_user_tables WHERE schemaname = current_schema()", [])
+                return Dictionary(uniqueKeysWithValues: rows.compactMap { row in row.string("relname").map { ($0, row.int("seq_scan") ?? 0) } })
+            }
+            let before = try counts()
+            _ = try postgres.prefetchImports(prepared)
+            return try counts().merging(before) { after, before in after - before }
+        }
+        if analysed == 0 {
+            for table in ["customers", "receipts", "transactions", "entitlements"] {
+                #expect(scans[table] == 0, "\(table): \(scans[table].map(String.init) ?? "not read") sequential scans \(scans)")
+            }
+        }
+        let setting = try postgres.queryFirst("SELECT current_setting('enable_seqscan') AS on", [])?.string("on")
+        #expect(setting == "on", "the session's planner setting is its own again after the read-ahead")
+    }
+
     @Test func storedReceiptsAreCompressedWithLZ4WhereTheServerHasIt() throws {
         let f = try BackendLedgerFixture(.postgres)
         let postgres = try #require(f.database as? PostgresDatabase)

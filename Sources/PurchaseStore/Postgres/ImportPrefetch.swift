@@ -25,7 +25,12 @@ extension PostgresDatabase {
         // while the tables were small, kept scanning them whole as they grew (each row compared
         // with every id of the array), which made a batch cost more the bigger the ledger.
         let fresh = SQLDialect.plannedPerValues
-        let rows = try queryPipelined([
+        // Every read goes through an index: these tables have no statistics until autovacuum
+        // gets to them, and without them the planner took a batch's 100 customers for half of
+        // each table and scanned it whole (a growing cost per batch through a large import).
+        // The server's own setting is back for the rest of the transaction afterwards.
+        let answers = try queryPipelined([
+            ("SET LOCAL enable_seqscan = off", []),
             (fresh + "SELECT customer_id, is_tester FROM customers WHERE customer_id = ANY(?::text[]) ORDER BY customer_id FOR UPDATE", [customerList]),
             (fresh + "SELECT sha256, receipt_id FROM receipts WHERE sha256 = ANY(?::text[])", [.text(PostgresArrayLiteral.text(digests))]),
             (fresh + "SELECT transaction_id, customer_id FROM transactions WHERE transaction_id = ANY(?::text[])",
@@ -42,14 +47,17 @@ extension PostgresDatabase {
              WHERE customer_id = ANY(?::text[]) AND \(PurchaseLedger.appPurchaseCondition) ORDER BY customer_id, receipt_id DESC
              """, [customerList]),
             (fresh + "SELECT customer_id, \(EntitlementRow.selectColumns) FROM entitlements WHERE customer_id = ANY(?::text[])", [customerList]),
-            ("SELECT nextval(pg_get_serial_sequence('receipts', 'receipt_id')) AS id FROM generate_series(1, ?::int)",
+            // The sequence's name looked up once, not once per id.
+            ("SELECT nextval(sequence) AS id FROM (SELECT pg_get_serial_sequence('receipts', 'receipt_id') AS sequence) AS named, generate_series(1, ?::int)",
              [.integer(Int64(digests.count))]),
             (fresh + """
              SELECT \(PurchaseLedger.gracePeriodColumns) FROM subscription_states
              WHERE customer_id = ANY(?::text[]) AND \(PurchaseLedger.gracePeriodCondition)
              """, [customerList]),
+            ("SET LOCAL enable_seqscan TO DEFAULT", []),
         ])
-        guard rows.count == 11 else { throw StoreError(.sql, "prefetching a batch import at \(location): \(rows.count) answers for 11 queries") }
+        guard answers.count == 13 else { throw StoreError(.sql, "prefetching a batch import at \(location): \(answers.count) answers for 13 queries") }
+        let rows = Array(answers[1..<12])
         var testers: [String: Bool] = [:]
         for row in rows[0] { if let id = row.string("customer_id") { testers[id] = row.bool("is_tester") } }
         var receipts: [String: Int64] = [:]
