@@ -70,7 +70,11 @@ extension PostgresDatabase {
             return try connection.pipeline(statements).last?.tag ?? ""
         } catch let failed as PostgresPipelineFailure {
             forgetUnprepared(statements, from: failed.index)
-            throw failed.failure
+            let failure = failed.failure
+            guard failed.index < statements.count - 1 else { throw failure }
+            // A write sent with the commit: its statement is named, as one sent alone would be.
+            throw PostgresFailure(sqlstate: failure.sqlstate, message: "\(failure.message), in \(statements[failed.index].sql.prefix(60))…",
+                                  constraint: failure.constraint, connectionLost: failure.connectionLost)
         }
     }
 
