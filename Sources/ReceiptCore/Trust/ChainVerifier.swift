@@ -64,6 +64,18 @@ public enum ChainVerifier {
         return result
     }
 
+    /// `verify(leaf:intermediates:…)` for a container's certificates, the one at `leafIndex` the
+    /// leaf and the others the intermediates in their order: a cache hit builds neither list.
+    static func verify(certificates: [ArraySlice<UInt8>], leafIndex: Int, at time: Date, policy: ChainPolicy,
+                       store: TrustStore) -> Result<VerifiedChain, ChainFailure> {
+        let key = ChainKey(policy: policy, certificates: certificates, leafIndex: leafIndex)
+        // A miss counts once, in the full verification below (which looks the same key up again).
+        if let hit = store.cache.lookup(key, at: time, countingMiss: false) { return .success(hit) }
+        var intermediates = certificates
+        let leaf = intermediates.remove(at: leafIndex)
+        return verify(leaf: leaf, intermediates: intermediates, at: time, policy: policy, store: store)
+    }
+
     /// `verify(leaf:intermediates:…)` for certificates written as base64 text, as a JWS `x5c`
     /// carries them: a chain verified before is recognised from the text itself, so a warm
     /// verification decodes nothing. Otherwise `decode` turns each text into DER (its error is

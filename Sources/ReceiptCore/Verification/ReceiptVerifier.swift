@@ -75,10 +75,9 @@ public struct ReceiptVerifier: Sendable {
         guard let creationDate = receipt.creationDate else {
             return Verdict(.invalid, "no receipt creation date (field 12) to validate the chain at")
         }
-        var intermediates = container.certificates
-        let leaf = intermediates.remove(at: leafIndex)
         let chain: VerifiedChain
-        switch ChainVerifier.verify(leaf: leaf, intermediates: intermediates, at: creationDate, policy: .appStore, store: trust) {
+        switch ChainVerifier.verify(certificates: container.certificates, leafIndex: leafIndex, at: creationDate,
+                                    policy: .appStore, store: trust) {
         case .failure(let failure):
             return Verdict(.invalid, failure.reason, chain: failure.names, validationTime: creationDate)
         case .success(let verified): chain = verified
