@@ -12,10 +12,13 @@ public struct VerifiedChain: Sendable {
 
     /// Subject common names, leaf first (kept: every verdict on the chain names it).
     public let names: [String]
+    /// `leafKey` with its verify contexts set up once, for the artefacts this chain signs.
+    let leafVerifier: PreparedVerifier
 
     init(certificates: [Certificate], leafKey: PublicKey, anchor: TrustStore.Anchor) {
         self.certificates = certificates
         self.leafKey = leafKey
+        self.leafVerifier = PreparedVerifier(leafKey)
         self.anchor = anchor
         self.names = certificates.map(\.commonName)
     }
