@@ -44,9 +44,14 @@ public struct CivilTime: Equatable, Sendable {
     public var isValid: Bool {
         guard (1...12).contains(month), (0...23).contains(hour), (0...59).contains(minute),
               (0...60).contains(second), day >= 1 else { return false }
-        let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0
-        let lengths = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
-        return day <= lengths[month - 1]
+        // A switch, not a table: this runs for every date a receipt carries.
+        switch month {
+        case 2:
+            let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0
+            return day <= (leap ? 29 : 28)
+        case 4, 6, 9, 11: return day <= 30
+        default: return day <= 31
+        }
     }
 
     /// Days since 1970-01-01 of the date part (Howard Hinnant's days_from_civil).

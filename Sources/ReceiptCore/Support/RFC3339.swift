@@ -102,27 +102,35 @@ public enum RFC3339 {
             if millis > 0 { text += "." + pad(millis, 3) }
             return text + "Z"
         }
-        // Written digit by digit: entitlement reasons format dates for every source they explain.
-        var bytes: [UInt8] = Array("0000-00-00T00:00:00.000Z".utf8)
-        func put(_ value: Int, _ width: Int, at offset: Int) {
-            var rest = value
-            for index in stride(from: offset + width - 1, through: offset, by: -1) {
-                bytes[index] = UInt8(ascii: "0") + UInt8(rest % 10)
-                rest /= 10
+        // Written digit by digit straight into the string: entitlement reasons and every valid
+        // verdict format a date.
+        let count = millis > 0 ? 24 : 20
+        return String(unsafeUninitializedCapacity: count) { bytes in
+            func put(_ value: Int, _ width: Int, at offset: Int) {
+                var rest = value
+                for index in stride(from: offset + width - 1, through: offset, by: -1) {
+                    bytes[index] = UInt8(ascii: "0") + UInt8(rest % 10)
+                    rest /= 10
+                }
             }
+            put(t.year, 4, at: 0)
+            bytes[4] = UInt8(ascii: "-")
+            put(t.month, 2, at: 5)
+            bytes[7] = UInt8(ascii: "-")
+            put(t.day, 2, at: 8)
+            bytes[10] = UInt8(ascii: "T")
+            put(t.hour, 2, at: 11)
+            bytes[13] = UInt8(ascii: ":")
+            put(t.minute, 2, at: 14)
+            bytes[16] = UInt8(ascii: ":")
+            put(t.second, 2, at: 17)
+            if millis > 0 {
+                bytes[19] = UInt8(ascii: ".")
+                put(millis, 3, at: 20)
+            }
+            bytes[count - 1] = UInt8(ascii: "Z")
+            return count
         }
-        put(t.year, 4, at: 0)
-        put(t.month, 2, at: 5)
-        put(t.day, 2, at: 8)
-        put(t.hour, 2, at: 11)
-        put(t.minute, 2, at: 14)
-        put(t.second, 2, at: 17)
-        if millis > 0 {
-            put(millis, 3, at: 20)
-        } else {
-            bytes.removeSubrange(19..<23)
-        }
-        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// A date from UNIX milliseconds, as JWS payloads and verifyReceipt `_ms` fields carry them.

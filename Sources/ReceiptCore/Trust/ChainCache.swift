@@ -26,6 +26,16 @@ struct ChainKey: Hashable, Sendable {
         self.certificates = certificates
     }
 
+    /// The key of a container's certificates with the one at `leafIndex` as the leaf: the same
+    /// key as `init(policy:leaf:intermediates:)` given that leaf and the others in their order.
+    init(policy: ChainPolicy, certificates all: [ArraySlice<UInt8>], leafIndex: Int) {
+        var certificates: [ArraySlice<UInt8>] = []
+        certificates.reserveCapacity(all.count)
+        certificates.append(all[leafIndex])
+        for index in all.indices where index != leafIndex { certificates.append(all[index]) }
+        self.init(policy: policy, form: .der, certificates: certificates)
+    }
+
     private init(policy: ChainPolicy, form: Form, certificates: [ArraySlice<UInt8>]) {
         self.policy = policy
         self.form = form

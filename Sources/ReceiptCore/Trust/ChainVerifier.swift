@@ -12,10 +12,13 @@ public struct VerifiedChain: Sendable {
 
     /// Subject common names, leaf first (kept: every verdict on the chain names it).
     public let names: [String]
+    /// `leafKey` with its verify contexts set up once, for the artefacts this chain signs.
+    let leafVerifier: PreparedVerifier
 
     init(certificates: [Certificate], leafKey: PublicKey, anchor: TrustStore.Anchor) {
         self.certificates = certificates
         self.leafKey = leafKey
+        self.leafVerifier = PreparedVerifier(leafKey)
         self.anchor = anchor
         self.names = certificates.map(\.commonName)
     }
@@ -62,6 +65,18 @@ public enum ChainVerifier {
         }
         if case .success(let chain) = result { store.cache.store(key, chain) }
         return result
+    }
+
+    /// `verify(leaf:intermediates:…)` for a container's certificates, the one at `leafIndex` the
+    /// leaf and the others the intermediates in their order: a cache hit builds neither list.
+    static func verify(certificates: [ArraySlice<UInt8>], leafIndex: Int, at time: Date, policy: ChainPolicy,
+                       store: TrustStore) -> Result<VerifiedChain, ChainFailure> {
+        let key = ChainKey(policy: policy, certificates: certificates, leafIndex: leafIndex)
+        // A miss counts once, in the full verification below (which looks the same key up again).
+        if let hit = store.cache.lookup(key, at: time, countingMiss: false) { return .success(hit) }
+        var intermediates = certificates
+        let leaf = intermediates.remove(at: leafIndex)
+        return verify(leaf: leaf, intermediates: intermediates, at: time, policy: policy, store: store)
     }
 
     /// `verify(leaf:intermediates:…)` for certificates written as base64 text, as a JWS `x5c`

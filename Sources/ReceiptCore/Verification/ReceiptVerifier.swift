@@ -75,10 +75,9 @@ public struct ReceiptVerifier: Sendable {
         guard let creationDate = receipt.creationDate else {
             return Verdict(.invalid, "no receipt creation date (field 12) to validate the chain at")
         }
-        var intermediates = container.certificates
-        let leaf = intermediates.remove(at: leafIndex)
         let chain: VerifiedChain
-        switch ChainVerifier.verify(leaf: leaf, intermediates: intermediates, at: creationDate, policy: .appStore, store: trust) {
+        switch ChainVerifier.verify(certificates: container.certificates, leafIndex: leafIndex, at: creationDate,
+                                    policy: .appStore, store: trust) {
         case .failure(let failure):
             return Verdict(.invalid, failure.reason, chain: failure.names, validationTime: creationDate)
         case .success(let verified): chain = verified
@@ -91,10 +90,10 @@ public struct ReceiptVerifier: Sendable {
             guard signer.messageDigest == digest.hash(container.content) else {
                 return invalid("the signed message digest does not match the content: the receipt was changed after signing")
             }
-            guard chain.leafKey.verify(signature: signer.signature, message: attributes, digest: digest) else {
+            guard chain.leafVerifier.verify(signature: signer.signature, message: attributes, digest: digest) else {
                 return invalid("signature over the signed attributes does not verify with \(chain.names[0])")
             }
-        } else if !chain.leafKey.verify(signature: signer.signature, message: container.content, digest: digest) {
+        } else if !chain.leafVerifier.verify(signature: signer.signature, message: container.content, digest: digest) {
             return invalid("signature does not match the content: the receipt was changed after signing, or signed by another key")
         }
         // What did verify is said first: the receipt is genuine, it is just not for this app/device.
@@ -179,7 +178,7 @@ public struct ReceiptVerifier: Sendable {
             return Verdict(.invalid, failure.reason, chain: failure.names, validationTime: signedDate)
         case .success(let chain):
             let extra = chain.anchor.isBundledApple ? nil : chain.anchor.certificate.commonName
-            guard chain.leafKey.verifyES256(rawSignature: jws.signature, message: jws.signingInput) else {
+            guard chain.leafVerifier.verifyES256(rawSignature: jws.signature, message: jws.signingInput) else {
                 return Verdict(.invalid, "ES256 signature does not verify with \(chain.names[0]): the \(what) was changed after signing\(kidNote)",
                                chain: chain.names, validationTime: signedDate, extraAnchor: extra)
             }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Finds the signer's certificate among a SignedData's certificates by issuer and serial number,
 /// read in place with the TLV scanner:
 ///
@@ -29,13 +31,19 @@ enum SignerCertificate {
             if field.tag == .context(0, constructed: true) {
                 field = try TLVScanner.scan(der, at: field.end, end: tbs.contentEnd, depth: 2, maxDepth: maxDepth)
             }
-            guard field.tag == .integer,
-                  UnsafeBufferPointer(rebasing: der[field.contentStart..<field.contentEnd]).elementsEqual(serial) else { return false }
+            guard field.tag == .integer, same(der, field.contentStart..<field.contentEnd, serial) else { return false }
             let algorithm = try TLVScanner.scan(der, at: field.end, end: tbs.contentEnd, depth: 2, maxDepth: maxDepth)
             let name = try TLVScanner.scan(der, at: algorithm.end, end: tbs.contentEnd, depth: 2, maxDepth: maxDepth)
-            return UnsafeBufferPointer(rebasing: der[name.headerStart..<name.end]).elementsEqual(issuer)
+            return same(der, name.headerStart..<name.end, issuer)
         } catch {
             return false  // an unreadable certificate simply is not the signer's
         }
+    }
+
+    /// Whether `der[range]` holds exactly `expected` (one memcmp, not a generic element loop).
+    private static func same(_ der: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, _ expected: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard range.count == expected.count else { return false }
+        guard let base = der.baseAddress, let other = expected.baseAddress else { return range.isEmpty }
+        return memcmp(base + range.lowerBound, other, range.count) == 0
     }
 }
