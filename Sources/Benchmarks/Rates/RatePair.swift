@@ -2,11 +2,11 @@ import Foundation
 import ReceiptCore
 
 /// A case compared with its floor (OpenSSL's bare verify through the same library), and the
-/// fraction of the floor's rate the case must reach.
+/// fraction of the floor's rate the case must reach (nil: a comparison shown without an aim).
 struct RatePair: Sendable {
     let caseName: String
     let floorName: String
-    let aim: Double
+    let aim: Double?
 }
 
 /// One row of the ops/s table: a rate, and for the case of a pair its ratio to the floor.
@@ -30,8 +30,9 @@ struct RateResult {
     /// `case / floor = 52% (median of 20 interleaved rounds; IQR …) (aim ≥ 85%) ✓/✗`.
     var ratioLine: String? {
         guard let pair, let ratio else { return nil }
-        return "\(pair.caseName) / \(pair.floorName) = \(ratio.text)"
-            + String(format: " (aim ≥ %.0f%%) ", pair.aim * 100) + (ratio.median >= pair.aim ? "✓" : "✗")
+        let line = "\(pair.caseName) / \(pair.floorName) = \(ratio.text)"
+        guard let aim = pair.aim else { return line }
+        return line + String(format: " (aim ≥ %.0f%%) ", aim * 100) + (ratio.median >= aim ? "✓" : "✗")
     }
 }
 

@@ -6,14 +6,16 @@ import Foundation
 /// signature and digest implementations and builds a key context on every call; copying a
 /// context initialised once skips that and then verifies exactly as `PublicKey.verify` does.
 /// Whenever a prepared context cannot be made or copied, it falls back to `PublicKey.verify`.
-final class PreparedVerifier: @unchecked Sendable {
+public final class PreparedVerifier: @unchecked Sendable {
     // The templates are created and copied under `lock`; a verification works on its own copy.
-    let key: PublicKey
+    /// The key every signature is checked with.
+    public let key: PublicKey
     private let lock = NSLock()
     private var sha1: OpaquePointer?
     private var sha256: OpaquePointer?
 
-    init(_ key: PublicKey) { self.key = key }
+    /// Prepares nothing yet: a digest's context is set up on its first verification.
+    public init(_ key: PublicKey) { self.key = key }
 
     deinit {
         EVP_MD_CTX_free(sha1)
@@ -21,7 +23,7 @@ final class PreparedVerifier: @unchecked Sendable {
     }
 
     /// `PublicKey.verify(signature:message:digest:)`, answered from a copy of the prepared context.
-    func verify<Signature: ContiguousBytes, Message: ContiguousBytes>(
+    public func verify<Signature: ContiguousBytes, Message: ContiguousBytes>(
         signature: Signature, message: Message, digest: DigestAlgorithm
     ) -> Bool {
         guard let context = preparedCopy(digest) else { return key.verify(signature: signature, message: message, digest: digest) }
@@ -38,7 +40,7 @@ final class PreparedVerifier: @unchecked Sendable {
     }
 
     /// `PublicKey.verifyES256(rawSignature:message:)` through the prepared SHA-256 context.
-    func verifyES256<Message: ContiguousBytes>(rawSignature: [UInt8], message: Message) -> Bool {
+    public func verifyES256<Message: ContiguousBytes>(rawSignature: [UInt8], message: Message) -> Bool {
         guard rawSignature.count == 64, let der = ECDSASignature.derFromRaw(rawSignature) else { return false }
         return verify(signature: der, message: message, digest: .sha256)
     }
