@@ -28,15 +28,7 @@ public final class PreparedVerifier: @unchecked Sendable {
     ) -> Bool {
         guard let context = preparedCopy(digest) else { return key.verify(signature: signature, message: message, digest: digest) }
         defer { EVP_MD_CTX_free(context) }
-        let result = signature.withUnsafeBytes { sig in
-            message.withUnsafeBytes { msg in
-                EVP_DigestVerify(context,
-                                 sig.baseAddress?.assumingMemoryBound(to: UInt8.self), sig.count,
-                                 msg.baseAddress?.assumingMemoryBound(to: UInt8.self), msg.count)
-            }
-        }
-        if result != 1 { ERR_clear_error() }
-        return result == 1
+        return PublicKey.digestVerify(context, signature: signature, message: message)
     }
 
     /// `PublicKey.verifyES256(rawSignature:message:)` through the prepared SHA-256 context.

@@ -51,6 +51,14 @@ public final class PublicKey: @unchecked Sendable {
             ERR_clear_error()
             return false
         }
+        return Self.digestVerify(context, signature: signature, message: message)
+    }
+
+    /// One `EVP_DigestVerify` on a context set up for a key and digest (it is used up); OpenSSL's
+    /// error queue is cleared after a refusal.
+    static func digestVerify<Signature: ContiguousBytes, Message: ContiguousBytes>(
+        _ context: OpaquePointer, signature: Signature, message: Message
+    ) -> Bool {
         let result = signature.withUnsafeBytes { sig in
             message.withUnsafeBytes { msg in
                 EVP_DigestVerify(context,
