@@ -170,6 +170,7 @@ struct JWSFastPathTests {
         #"{"transactionId":"1","transactionId":"2"}"#, #"{"transactionId":"1","quantity":1.5}"#,
         #"{"transactionId":"1","quantity":12345678901234567890}"#, #"{"transactionId":"café","storefrontId":"\t"}"#,
         #"{"transactionI":"1","transactionIdd":2,"":3,"appAccountToken":"","webOrderLineItemId":-0}"#,
+        #"{"transaction\u0049d":"1","quantity":1}"#, #"{"transactionId":"1","quantity\"":1}"#, #"{ "quantity" :1,"transactionId" : "2" }"#,
         #"{"transactionId":"1","signedDate":nul}"#, #"{"transactionId":"1","price":-12,"offerType":2,"offerIdentifier":"x"}"#,
     ]
 

@@ -13,6 +13,9 @@ struct KnownMembers: Sendable {
 
     init(_ names: [String]) {
         precondition(names.count < 64, "KnownMembers: at most 63 names")
+        // PlainJSON takes a name found here for the String it would read: plain ASCII only.
+        precondition(names.allSatisfy { name in !name.isEmpty && name.utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F && $0 != 0x22 && $0 != 0x5C } },
+                     "KnownMembers: names are non-empty printable ASCII without '\"' or '\\'")
         self.names = names
         bytes = names.map { Array($0.utf8) }
         var table = [UInt8](repeating: 0, count: Self.tableSize)

@@ -86,15 +86,22 @@ enum PlainJSON {
                 return members
             }
             while true {
-                let keyStart = index + 1
-                guard peek == UInt8(ascii: "\""), let key = string() else { return nil }
-                let keyEnd = index - 1
+                guard peek == UInt8(ascii: "\"") else { return nil }
+                // A known name is the very String kept in `known` (its bytes are plain ASCII).
+                let position = depth == 1 ? knownName() : nil
+                let key: String
+                if let position, let known {
+                    key = known.names[position]
+                } else {
+                    guard let text = string() else { return nil }
+                    key = text
+                }
                 skipSpace()
                 guard peek == UInt8(ascii: ":") else { return nil }
                 index += 1
                 skipSpace()
                 let member: Any?
-                if depth == 1, let position = known?.position(of: UnsafeBufferPointer(rebasing: bytes[keyStart..<keyEnd])) {
+                if let position {
                     member = capture(at: position)
                 } else {
                     member = value()
@@ -111,6 +118,18 @@ enum PlainJSON {
                 default: return nil
                 }
             }
+        }
+
+        /// At `"` of a top-level member name: the name's position in `known`, past its closing
+        /// quote, when it is one of those names (nil, and nothing read, otherwise).
+        mutating func knownName() -> Int? {
+            let start = index + 1
+            guard let known, start < bytes.count, let base = bytes.baseAddress,
+                  let found = memchr(base + start, Int32(UInt8(ascii: "\"")), bytes.count - start) else { return nil }
+            let end = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+            guard let position = known.position(of: UnsafeBufferPointer(rebasing: bytes[start..<end])) else { return nil }
+            index = end + 1
+            return position
         }
 
         /// A known member's value, kept typed at `position` too.
