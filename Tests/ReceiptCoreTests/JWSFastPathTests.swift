@@ -156,4 +156,78 @@ struct JWSFastPathTests {
             #expect(failure.reason.hasPrefix("JWS header"), "\(failure.reason)")
         }
     }
+
+    /// Payloads whose known members take every shape the accessors tell apart.
+    static let oddPayloads: [String] = [
+        #"{"transactionId":123,"quantity":"5","purchaseDate":"1759302552000.5","expiresDate":true,"price":null}"#,
+        #"{"transactionId":"1","originalTransactionId":false,"signedDate":99999999999999999}"#,
+        #"{"transactionId":"1","purchaseDate":-999999999999999999,"expiresDate":9007199254740993,"signedDate":"x"}"#,
+        #"{"transactionId":"1","quantity":"99999999999999999999","offerType":"2","offerIdentifier":7}"#,
+        #"{"transactionId":"1","quantity":"1.0","price":"-0","currency":[1],"storefront":{"a":1}}"#,
+        #"{"transactionId":"1","nested":{"transactionId":"n","quantity":true},"bundleId":null,"environment":1}"#,
+        #"{"transactionId":"1","revocationDate":"1e3","originalPurchaseDate":"253402300800000","offerType":1}"#,
+        #"{"transactionId":"1","expiresDate":253402300799999,"revocationDate":-62167219200001,"type":"Consumable"}"#,
+        #"{"transactionId":"1","transactionId":"2"}"#, #"{"transactionId":"1","quantity":1.5}"#,
+        #"{"transactionId":"1","quantity":12345678901234567890}"#, #"{"transactionId":"café","storefrontId":"\t"}"#,
+        #"{"transactionI":"1","transactionIdd":2,"":3,"appAccountToken":"","webOrderLineItemId":-0}"#,
+        #"{"transaction\u0049d":"1","quantity":1}"#, #"{"transactionId":"1","quantity\"":1}"#, #"{ "quantity" :1,"transactionId" : "2" }"#,
+        #"{"transactionId":"1","signedDate":nul}"#, #"{"transactionId":"1","price":-12,"offerType":2,"offerIdentifier":"x"}"#,
+    ]
+
+    /// Everything a transaction decodes to, payload included, to compare two decodings.
+    struct Decoded: Equatable {
+        let purchase: Purchase, environment: EnvironmentReading, signedDate: Date?, price: Int64?, offerType: Int64?
+        let strings: [String?]
+        let what: String, members: [String: String]
+
+        init(_ t: SignedTransaction) {
+            (purchase, environment, signedDate, price, offerType) = (t.purchase, t.environment, t.signedDate, t.price, t.offerType)
+            strings = [t.bundleId, t.transactionReason, t.storefront, t.currency, t.subscriptionGroupIdentifier, t.offerIdentifier, t.storefrontId]
+            what = t.payload.what
+            members = Dictionary(uniqueKeysWithValues: t.payload.values.map { key, value in
+                (key, "\(type(of: value)) \(JSONObject.display(value)) \((value as? NSNumber).map { String(cString: $0.objCType) } ?? "")")
+            })
+        }
+    }
+
+    @Test("a transaction decoded from members kept typed during the parse equals one decoded from the parsed object")
+    func capturedMembersAgree() throws {
+        let text = try SampleFiles.text("real-transaction-sandbox.jws").trimmingCharacters(in: .whitespacesAndNewlines)
+        let parts = text.split(separator: ".").map(String.init)
+        let real = try Self.realParts()[1]
+        var payloads = Mutations.of(real) + [real]
+        for odd in Self.oddPayloads { payloads += Mutations.of(Array(odd.utf8), stride: 3) + [Array(odd.utf8)] }
+        var captured = 0, decoded = 0
+        for payload in payloads {
+            let compact = [parts[0], Base64.encodeURL(payload), parts[2]].joined(separator: ".")
+            let current = Outcome { Decoded(try SignedTransaction(compactJWS: compact)) }
+            let reference = Outcome { () -> Decoded in
+                let jws = try CompactJWS(compact: compact, what: "JWS transaction")
+                return Decoded(try SignedTransaction(payload: try JSONObject(parsing: jws.payload, what: "JWS transaction payload"), jws: jws))
+            }
+            #expect(current == reference, "\(String(decoding: payload.prefix(300), as: UTF8.self))")
+            // The capturing reader accepts exactly what the plain one does, to the same values.
+            let plain = PlainJSON.object(payload)
+            let capturing = PlainJSON.object(payload, capturing: KnownMembers(["transactionId", "quantity", "purchaseDate"]))
+            #expect((plain == nil) == (capturing == nil))
+            if let plain, let capturing {
+                #expect(sameJSON(plain, capturing.0))
+                captured += 1
+            }
+            if case .value = current { decoded += 1 }
+        }
+        #expect(captured > 1_000 && decoded > 1_000, "\(captured) captured, \(decoded) decoded")
+    }
+
+    @Test("known member names are found by their exact bytes only")
+    func knownMembersFindExactNames() {
+        let names = ["transactionId", "quantity", "a", "ab", "ba", "price", "currency", "storefront", "storefrontId"]
+        let known = KnownMembers(names)
+        for (position, name) in names.enumerated() {
+            #expect(Array(name.utf8).withUnsafeBufferPointer { known.position(of: $0) } == position)
+        }
+        for other in ["", "b", "transactionid", "transactionId ", "storefrontI", "abc", "quantitx"] {
+            #expect(Array(other.utf8).withUnsafeBufferPointer { known.position(of: $0) } == nil, "\(other)")
+        }
+    }
 }

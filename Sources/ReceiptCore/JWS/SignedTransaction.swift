@@ -29,42 +29,63 @@ public struct SignedTransaction: Sendable {
     /// Parses and decodes a compact JWS (signature not checked here: see `JWSVerifier`).
     public init(compactJWS: String) throws {
         let jws = try CompactJWS(compact: compactJWS, what: "JWS transaction")
-        try self.init(payload: try jws.payloadObject("JWS transaction payload"), jws: jws)
+        try self.init(try CapturedMembers(parsing: jws.payload, what: "JWS transaction payload", known: Member.known), jws: jws)
     }
 
     /// Decodes an already-decoded payload object.
     public init(payload: JSONObject, jws: CompactJWS? = nil) throws {
+        try self.init(CapturedMembers(object: payload, known: Member.known), jws: jws)
+    }
+
+    /// The members read, by position in `Member.known` (kept typed while a JWS payload is parsed).
+    private enum Member {
+        static let known = KnownMembers([
+            "transactionId", "originalTransactionId", "productId", "quantity", "purchaseDate", "originalPurchaseDate",
+            "expiresDate", "revocationDate", "webOrderLineItemId", "appAccountToken", "type", "revocationReason",
+            "inAppOwnershipType", "offerType", "offerIdentifier", "bundleId", "environment", "signedDate",
+            "transactionReason", "storefront", "price", "currency", "subscriptionGroupIdentifier", "storefrontId",
+        ])
+        static let transactionId = 0, originalTransactionId = 1, productId = 2, quantity = 3, purchaseDate = 4
+        static let originalPurchaseDate = 5, expiresDate = 6, revocationDate = 7, webOrderLineItemId = 8
+        static let appAccountToken = 9, type = 10, revocationReason = 11, inAppOwnershipType = 12, offerType = 13
+        static let offerIdentifier = 14, bundleId = 15, environment = 16, signedDate = 17, transactionReason = 18
+        static let storefront = 19, price = 20, currency = 21, subscriptionGroupIdentifier = 22, storefrontId = 23
+    }
+
+    private init(_ members: CapturedMembers, jws: CompactJWS?) throws {
+        typealias M = Member
+        let payload = members
         self.jws = jws
-        self.payload = payload
+        self.payload = members.object
         var p = Purchase()
-        p.transactionId = try payload.string("transactionId")
-        p.originalTransactionId = try payload.string("originalTransactionId")
-        p.productId = try payload.string("productId")
-        p.quantity = try payload.int("quantity")
-        p.purchaseDate = try payload.millisecondsDate("purchaseDate")
-        p.originalPurchaseDate = try payload.millisecondsDate("originalPurchaseDate")
-        p.expiresDate = try payload.millisecondsDate("expiresDate")
-        p.revocationDate = try payload.millisecondsDate("revocationDate")
-        p.webOrderLineItemId = try payload.string("webOrderLineItemId")
-        p.appAccountToken = try payload.string("appAccountToken")
-        p.productTypeRaw = try payload.string("type")
+        p.transactionId = try payload.string(M.transactionId)
+        p.originalTransactionId = try payload.string(M.originalTransactionId)
+        p.productId = try payload.string(M.productId)
+        p.quantity = try payload.int(M.quantity)
+        p.purchaseDate = try payload.millisecondsDate(M.purchaseDate)
+        p.originalPurchaseDate = try payload.millisecondsDate(M.originalPurchaseDate)
+        p.expiresDate = try payload.millisecondsDate(M.expiresDate)
+        p.revocationDate = try payload.millisecondsDate(M.revocationDate)
+        p.webOrderLineItemId = try payload.string(M.webOrderLineItemId)
+        p.appAccountToken = try payload.string(M.appAccountToken)
+        p.productTypeRaw = try payload.string(M.type)
         p.productType = p.productTypeRaw.flatMap(ProductType.init(jwsType:))
-        p.revocationReason = try payload.string("revocationReason")
-        p.ownershipType = try payload.string("inAppOwnershipType")
-        let offerType = try payload.int("offerType")
+        p.revocationReason = try payload.string(M.revocationReason)
+        p.ownershipType = try payload.string(M.inAppOwnershipType)
+        let offerType = try payload.int(M.offerType)
         p.isInIntroOfferPeriod = offerType.map { $0 == 1 }
-        p.promotionalOfferId = offerType == 2 ? try payload.string("offerIdentifier") : nil
+        p.promotionalOfferId = offerType == 2 ? try payload.string(M.offerIdentifier) : nil
         purchase = p
-        bundleId = try payload.string("bundleId")
-        environment = .named(try payload.string("environment"), source: .jwsEnvironment, isSigned: jws != nil)
-        signedDate = try payload.millisecondsDate("signedDate")
-        transactionReason = try payload.string("transactionReason")
-        storefront = try payload.string("storefront")
-        price = try payload.int("price")
-        currency = try payload.string("currency")
+        bundleId = try payload.string(M.bundleId)
+        environment = .named(try payload.string(M.environment), source: .jwsEnvironment, isSigned: jws != nil)
+        signedDate = try payload.millisecondsDate(M.signedDate)
+        transactionReason = try payload.string(M.transactionReason)
+        storefront = try payload.string(M.storefront)
+        price = try payload.int(M.price)
+        currency = try payload.string(M.currency)
         self.offerType = offerType
-        subscriptionGroupIdentifier = try payload.string("subscriptionGroupIdentifier")
-        offerIdentifier = try payload.string("offerIdentifier")
-        storefrontId = try payload.string("storefrontId")
+        subscriptionGroupIdentifier = try payload.string(M.subscriptionGroupIdentifier)
+        offerIdentifier = try payload.string(M.offerIdentifier)
+        storefrontId = try payload.string(M.storefrontId)
     }
 }

@@ -9,7 +9,8 @@ import Foundation
 ///
 /// Anything outside that subset, well-formed or not, gives nil, and `JSONObject(parsing:)` then
 /// hands the text to JSONSerialization as before: what is accepted, what is refused, and every
-/// message stay what they were.
+/// message stay what they were. A decoder may also have the top-level members it reads kept
+/// typed (`KnownMembers`), so as not to look each up by name and cast it from `Any`.
 enum PlainJSON {
     /// The top-level object of `bytes`, or nil when the text is not plain JSON holding an object.
     static func object(_ bytes: [UInt8]) -> [String: Any]? {
@@ -22,10 +23,26 @@ enum PlainJSON {
         }
     }
 
+    /// The same object, with `known`'s top-level members also kept typed, by position.
+    static func object(_ bytes: [UInt8], capturing known: KnownMembers) -> ([String: Any], [PlainMember])? {
+        bytes.withUnsafeBufferPointer { buffer in
+            var reader = Reader(bytes: buffer)
+            reader.known = known
+            reader.captured = [PlainMember](repeating: .absent, count: known.names.count)
+            reader.skipSpace()
+            guard reader.peek == UInt8(ascii: "{"), let object = reader.object() else { return nil }
+            reader.skipSpace()
+            return reader.index == buffer.count ? (object, reader.captured) : nil
+        }
+    }
+
     private struct Reader {
         let bytes: UnsafeBufferPointer<UInt8>
         var index = 0
         var depth = 0
+        /// Top-level members kept typed in `captured` as well.
+        var known: KnownMembers?
+        var captured: [PlainMember] = []
 
         init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
@@ -49,7 +66,7 @@ enum PlainJSON {
             case UInt8(ascii: "t"): return literal("true") ? NSNumber(value: true) : nil
             case UInt8(ascii: "f"): return literal("false") ? NSNumber(value: false) : nil
             case UInt8(ascii: "n"): return literal("null") ? NSNull() : nil
-            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return number()
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return number().map { NSNumber(value: $0) }
             default: return nil
             }
         }
@@ -69,12 +86,27 @@ enum PlainJSON {
                 return members
             }
             while true {
-                guard peek == UInt8(ascii: "\""), let key = string() else { return nil }
+                guard peek == UInt8(ascii: "\"") else { return nil }
+                // A known name is the very String kept in `known` (its bytes are plain ASCII).
+                let position = depth == 1 ? knownName() : nil
+                let key: String
+                if let position, let known {
+                    key = known.names[position]
+                } else {
+                    guard let text = string() else { return nil }
+                    key = text
+                }
                 skipSpace()
                 guard peek == UInt8(ascii: ":") else { return nil }
                 index += 1
                 skipSpace()
-                guard let member = value(), members.updateValue(member, forKey: key) == nil else { return nil }
+                let member: Any?
+                if let position {
+                    member = capture(at: position)
+                } else {
+                    member = value()
+                }
+                guard let member, members.updateValue(member, forKey: key) == nil else { return nil }
                 skipSpace()
                 switch peek {
                 case UInt8(ascii: ","):
@@ -85,6 +117,39 @@ enum PlainJSON {
                     return members
                 default: return nil
                 }
+            }
+        }
+
+        /// At `"` of a top-level member name: the name's position in `known`, past its closing
+        /// quote, when it is one of those names (nil, and nothing read, otherwise).
+        mutating func knownName() -> Int? {
+            let start = index + 1
+            guard let known, start < bytes.count, let base = bytes.baseAddress,
+                  let found = memchr(base + start, Int32(UInt8(ascii: "\"")), bytes.count - start) else { return nil }
+            let end = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+            guard let position = known.position(of: UnsafeBufferPointer(rebasing: bytes[start..<end])) else { return nil }
+            index = end + 1
+            return position
+        }
+
+        /// A known member's value, kept typed at `position` too.
+        mutating func capture(at position: Int) -> Any? {
+            switch peek {
+            case UInt8(ascii: "\""):
+                guard let text = string() else { return nil }
+                captured[position] = .string(text)
+                return text
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                guard let number = number() else { return nil }
+                captured[position] = .int(number)
+                return NSNumber(value: number)
+            case UInt8(ascii: "n"):
+                guard literal("null") else { return nil }
+                captured[position] = .null
+                return NSNull()
+            default:
+                captured[position] = .other
+                return value()
             }
         }
 
@@ -141,7 +206,7 @@ enum PlainJSON {
         }
 
         /// An integer without fraction or exponent, at most 18 digits, no leading zero, not -0.
-        mutating func number() -> NSNumber? {
+        mutating func number() -> Int? {
             let negative = peek == UInt8(ascii: "-")
             if negative { index += 1 }
             let start = index
@@ -157,7 +222,7 @@ enum PlainJSON {
             guard digits > 0, bytes[start] != UInt8(ascii: "0") || (digits == 1 && !negative) else { return nil }
             switch peek {
             case UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E"): return nil
-            default: return NSNumber(value: negative ? -magnitude : magnitude)
+            default: return negative ? -magnitude : magnitude
             }
         }
     }

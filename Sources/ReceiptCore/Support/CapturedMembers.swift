@@ -1,0 +1,128 @@
+import Foundation
+
+/// The names of top-level members a decoder reads, to be kept typed while `PlainJSON` reads an
+/// object: a decoder then reads them by position, without hashing a name and casting from `Any`
+/// for each. Found by a small open-addressed table over the name's bytes.
+struct KnownMembers: Sendable {
+    /// The names, by position.
+    let names: [String]
+    private let bytes: [[UInt8]]
+    /// Slots of `table` hold a name's position + 1, or 0 when empty.
+    private let table: [UInt8]
+    private static let tableSize = 128
+
+    init(_ names: [String]) {
+        precondition(names.count < 64, "KnownMembers: at most 63 names")
+        // PlainJSON takes a name found here for the String it would read: plain ASCII only.
+        precondition(names.allSatisfy { name in !name.isEmpty && name.utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F && $0 != 0x22 && $0 != 0x5C } },
+                     "KnownMembers: names are non-empty printable ASCII without '\"' or '\\'")
+        self.names = names
+        bytes = names.map { Array($0.utf8) }
+        var table = [UInt8](repeating: 0, count: Self.tableSize)
+        for (position, name) in bytes.enumerated() {
+            var slot = name.withUnsafeBufferPointer(Self.hash)
+            while table[slot] != 0 { slot = (slot + 1) & (Self.tableSize - 1) }
+            table[slot] = UInt8(position + 1)
+        }
+        self.table = table
+    }
+
+    private static func hash(_ name: UnsafeBufferPointer<UInt8>) -> Int {
+        guard let first = name.first, let last = name.last else { return 0 }
+        let middle = name[name.count / 2]
+        return (name.count &* 37 &+ Int(first) &* 11 &+ Int(last) &* 5 &+ Int(middle)) & (tableSize - 1)
+    }
+
+    /// The position of the name whose bytes are exactly `name`, if known.
+    func position(of name: UnsafeBufferPointer<UInt8>) -> Int? {
+        var slot = Self.hash(name)
+        while true {
+            let entry = Int(table[slot])
+            guard entry != 0 else { return nil }
+            let known = bytes[entry - 1]
+            if known.count == name.count, let asked = name.baseAddress,
+               known.withUnsafeBufferPointer({ $0.baseAddress.map { memcmp($0, asked, name.count) == 0 } ?? false }) {
+                return entry - 1
+            }
+            slot = (slot + 1) & (Self.tableSize - 1)
+        }
+    }
+}
+
+/// A known top-level member as `PlainJSON` read it.
+enum PlainMember {
+    /// Not in the object.
+    case absent
+    case null
+    case string(String)
+    /// An integer of at most 18 digits.
+    case int(Int)
+    /// A boolean, array or object: left to `JSONObject`'s accessors.
+    case other
+}
+
+/// Reads a decoder's known members from what `PlainJSON` kept, and otherwise from the object
+/// through `JSONObject`'s accessors. Every value or error is the accessor's: anything but a
+/// plainly accepted string, integer or null is handed to the accessor itself.
+struct CapturedMembers {
+    let object: JSONObject
+    let known: KnownMembers
+    /// nil when the text was not plain JSON (every member is then read from `object`).
+    let members: [PlainMember]?
+
+    /// Parses `bytes` as `JSONObject(parsing:what:)` does, keeping `known`'s members typed.
+    init(parsing bytes: [UInt8], what: String, known: KnownMembers) throws {
+        self.known = known
+        if let (values, members) = PlainJSON.object(bytes, capturing: known) {
+            object = JSONObject(values, what: what)
+            self.members = members
+        } else {
+            object = try JSONObject(parsing: bytes, what: what)
+            members = nil
+        }
+    }
+
+    /// Reads everything from `object`.
+    init(object: JSONObject, known: KnownMembers) {
+        self.object = object
+        self.known = known
+        members = nil
+    }
+
+    /// As `JSONObject.string(_:)` for the member at `position`.
+    func string(_ position: Int) throws -> String? {
+        switch members?[position] {
+        case .absent?, .null?: return nil
+        case let .string(text)?: return text
+        // An NSNumber of at most 18 digits is written out as its Int64 value.
+        case let .int(value)?: return String(value)
+        case .other?, nil: return try object.string(known.names[position])
+        }
+    }
+
+    /// As `JSONObject.int(_:)` for the member at `position`.
+    func int(_ position: Int) throws -> Int64? {
+        switch members?[position] {
+        case .absent?, .null?: return nil
+        case let .int(value)?: return Int64(value)
+        case let .string(text)?: if let value = Int64(text) { return value }
+        case .other?, nil: break
+        }
+        return try object.int(known.names[position])
+    }
+
+    /// As `JSONObject.millisecondsDate(_:)` for the member at `position`.
+    func millisecondsDate(_ position: Int) throws -> Date? {
+        switch members?[position] {
+        case .absent?, .null?: return nil
+        // Below 2^53 every Int is a Double exactly, as NSNumber's doubleValue gives it.
+        case let .int(value)? where value.magnitude < 1 << 53:
+            let ms = Double(value)
+            if RFC3339.isStorableMilliseconds(ms) { return RFC3339.fromMilliseconds(ms) }
+        case let .string(text)?:
+            if let ms = Double(text), RFC3339.isStorableMilliseconds(ms) { return RFC3339.fromMilliseconds(ms) }
+        case .int?, .other?, nil: break
+        }
+        return try object.millisecondsDate(known.names[position])
+    }
+}
