@@ -77,7 +77,7 @@ struct CapturedMembers {
             object = JSONObject(values, what: what)
             self.members = members
         } else {
-            object = try JSONObject(parsing: bytes, what: what)
+            object = try JSONObject(parsingWithFoundation: bytes, what: what)  // PlainJSON already said no
             members = nil
         }
     }

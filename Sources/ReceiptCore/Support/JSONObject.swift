@@ -22,8 +22,13 @@ public struct JSONObject: @unchecked Sendable {
         // Apple's JSON is plain (ASCII strings, integers): read directly, to the same values.
         if let plain = PlainJSON.object(bytes) {
             self.init(plain, what: what)
-            return
+        } else {
+            try self.init(parsingWithFoundation: bytes, what: what)
         }
+    }
+
+    /// `init(parsing:what:)` for text `PlainJSON` did not take: JSONSerialization reads it.
+    init(parsingWithFoundation bytes: [UInt8], what: String) throws {
         try JSONObject.checkDepth(bytes, what: what)
         let parsed: Any
         do {

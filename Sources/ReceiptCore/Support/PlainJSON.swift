@@ -14,21 +14,21 @@ import Foundation
 enum PlainJSON {
     /// The top-level object of `bytes`, or nil when the text is not plain JSON holding an object.
     static func object(_ bytes: [UInt8]) -> [String: Any]? {
-        bytes.withUnsafeBufferPointer { buffer in
-            var reader = Reader(bytes: buffer)
-            reader.skipSpace()
-            guard reader.peek == UInt8(ascii: "{"), let object = reader.object() else { return nil }
-            reader.skipSpace()
-            return reader.index == buffer.count ? object : nil
-        }
+        parse(bytes, capturing: nil)?.object
     }
 
     /// The same object, with `known`'s top-level members also kept typed, by position.
     static func object(_ bytes: [UInt8], capturing known: KnownMembers) -> ([String: Any], [PlainMember])? {
+        parse(bytes, capturing: known)
+    }
+
+    private static func parse(_ bytes: [UInt8], capturing known: KnownMembers?) -> (object: [String: Any], captured: [PlainMember])? {
         bytes.withUnsafeBufferPointer { buffer in
             var reader = Reader(bytes: buffer)
-            reader.known = known
-            reader.captured = [PlainMember](repeating: .absent, count: known.names.count)
+            if let known {
+                reader.known = known
+                reader.captured = [PlainMember](repeating: .absent, count: known.names.count)
+            }
             reader.skipSpace()
             guard reader.peek == UInt8(ascii: "{"), let object = reader.object() else { return nil }
             reader.skipSpace()
@@ -88,24 +88,13 @@ enum PlainJSON {
             while true {
                 guard peek == UInt8(ascii: "\"") else { return nil }
                 // A known name is the very String kept in `known` (its bytes are plain ASCII).
-                let position = depth == 1 ? knownName() : nil
-                let key: String
-                if let position, let known {
-                    key = known.names[position]
-                } else {
-                    guard let text = string() else { return nil }
-                    key = text
-                }
+                let named = depth == 1 ? knownName() : nil
+                guard let key = named?.name ?? string() else { return nil }
                 skipSpace()
                 guard peek == UInt8(ascii: ":") else { return nil }
                 index += 1
                 skipSpace()
-                let member: Any?
-                if let position {
-                    member = capture(at: position)
-                } else {
-                    member = value()
-                }
+                let member: Any? = if let named { capture(at: named.position) } else { value() }
                 guard let member, members.updateValue(member, forKey: key) == nil else { return nil }
                 skipSpace()
                 switch peek {
@@ -120,16 +109,16 @@ enum PlainJSON {
             }
         }
 
-        /// At `"` of a top-level member name: the name's position in `known`, past its closing
-        /// quote, when it is one of those names (nil, and nothing read, otherwise).
-        mutating func knownName() -> Int? {
+        /// At `"` of a top-level member name: the name and its position in `known`, past its
+        /// closing quote, when it is one of those names (nil, and nothing read, otherwise).
+        mutating func knownName() -> (position: Int, name: String)? {
             let start = index + 1
             guard let known, start < bytes.count, let base = bytes.baseAddress,
                   let found = memchr(base + start, Int32(UInt8(ascii: "\"")), bytes.count - start) else { return nil }
             let end = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
             guard let position = known.position(of: UnsafeBufferPointer(rebasing: bytes[start..<end])) else { return nil }
             index = end + 1
-            return position
+            return (position, known.names[position])
         }
 
         /// A known member's value, kept typed at `position` too.
