@@ -79,8 +79,9 @@ public enum BenchSuite {
     }
 
     /// The body of `receiptdesk db bench-worker` (one of the processes `bench --postgres` starts):
-    /// builds its share of the receipts, says `ready`, waits for `go`, imports, says `done N`.
-    public static func importWorker(location: String, receipts: Int, worker: Int, workers: Int) throws {
-        try PostgresBench.worker(location: location, total: receipts, index: worker, count: workers)
+    /// builds its share of the receipts, says `ready`, waits for `go`, imports (one operation each
+    /// with `batch` 1, else through `importStream` in batches of `batch`), says `done N`.
+    public static func importWorker(location: String, receipts: Int, worker: Int, workers: Int, batch: Int = 1) throws {
+        try PostgresBench.worker(location: location, total: receipts, index: worker, count: workers, batch: batch)
     }
 }
