@@ -68,6 +68,8 @@ public final class PostgresDatabase: SQLDatabase {
     public var coalescesWrites = true
     /// The schema's foreign keys (child table → the tables it references), read once.
     var foreignKeyParents: [String: Set<String>]?
+    /// What each queued SQL text does, as `WriteCoalescing` reads it (a few texts, read once).
+    var writeShapes: [String: WriteCoalescing.WriteShape] = [:]
     /// Round trips to the server and statements sent, for tests that keep a batch's cost in check.
     public internal(set) var roundTrips = 0
     public internal(set) var statementsSent = 0

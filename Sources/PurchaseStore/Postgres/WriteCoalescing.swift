@@ -136,7 +136,14 @@ extension PostgresDatabase {
     func coalescedWrites() throws -> [PostgresStatement] {
         let queue = queuedWrites
         guard coalescesWrites, queue.count > 1 else { return queue.map(preparedWhenDue) }
-        let shapes = queue.map { $0.origin.map { WriteCoalescing.WriteShape($0.sql) } ?? .other }
+        let shapes = queue.map { statement -> WriteCoalescing.WriteShape in
+            guard let sql = statement.origin?.sql else { return .other }
+            if let known = writeShapes[sql] { return known }
+            let shape = WriteCoalescing.WriteShape(sql)
+            if writeShapes.count > 256 { writeShapes.removeAll() }
+            writeShapes[sql] = shape
+            return shape
+        }
         guard shapes.contains(where: { if case .insert = $0 { return true } else { return false } }) else { return queue.map(preparedWhenDue) }
         let plan = WriteCoalescing.plan(shapes, parents: try schemaForeignKeys())
         var statements: [PostgresStatement] = []
