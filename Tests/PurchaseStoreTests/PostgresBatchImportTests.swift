@@ -179,7 +179,8 @@ struct PostgresBatchImportTests {
         #expect(results.allSatisfy { (try? $0.get())?.changedDatabase == true })
         // BEGIN; the locks and reads ahead; the audit lock and head; the writes and COMMIT.
         #expect(postgres.roundTrips - trips <= 4, "\(postgres.roundTrips - trips) round trips")
-        #expect(postgres.statementsSent - statements < 20 * 8, "\(postgres.statementsSent - statements) statements")
+        // Each table's rows as a few multi-row inserts (29 statements today; 155 one row each).
+        #expect(postgres.statementsSent - statements < 40, "\(postgres.statementsSent - statements) statements")
         // The read-ahead is planned with its arrays each time, never kept as a generic plan (one
         // settled on small tables scanned them whole as they grew).
         _ = try f.ledger.importBatch(try batch(40), operatorName: "mei")

@@ -63,6 +63,13 @@ public final class PostgresDatabase: SQLDatabase {
     var pendingAudit: [PendingAuditEntry] = []
     /// While true (a batch import), `executeLater` queues writes instead of running them.
     var pipelinesWrites = false
+    /// Whether queued single-row inserts are combined into multi-row ones (`WriteCoalescing`);
+    /// off only to compare with what was sent before.
+    public var coalescesWrites = true
+    /// The schema's foreign keys (child table → the tables it references), read once.
+    var foreignKeyParents: [String: Set<String>]?
+    /// What each queued SQL text does, as `WriteCoalescing` reads it (a few texts, read once).
+    var writeShapes: [String: WriteCoalescing.WriteShape] = [:]
     /// Round trips to the server and statements sent, for tests that keep a batch's cost in check.
     public internal(set) var roundTrips = 0
     public internal(set) var statementsSent = 0

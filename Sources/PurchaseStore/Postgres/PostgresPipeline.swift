@@ -10,6 +10,8 @@ struct PostgresStatement {
     /// Prepare `sql` as `prepared` in the same pipeline, just before running it: the key it is
     /// known by (`PostgresDatabase.preparedStatement`) and its parameter types.
     var preparing: (key: String, types: [Oid])? = nil
+    /// The `?` SQL and values it was queued with (`executeLater`), for `WriteCoalescing`.
+    var origin: (sql: String, parameters: [SQLValue])? = nil
 }
 
 extension PostgresConnection {

@@ -18,7 +18,8 @@ extension PostgresDatabase {
         guard numbered.count == parameters.count else {
             throw StoreError(.sql, "SQL expects \(numbered.count) parameters, got \(parameters.count): \(sql.prefix(80))")
         }
-        queuedWrites.append(try pipelined(numbered.text, parameters))
+        // Prepared (or not) when it is sent: it may be combined with others first.
+        queuedWrites.append(PostgresStatement(sql: numbered.text, parameters: try PostgresParameters(parameters), origin: (sql, parameters)))
     }
 
     /// A statement for a pipeline: prepared in the same pipeline when it is due to be (never a
@@ -42,14 +43,14 @@ extension PostgresDatabase {
             }
             statements.append(try pipelined(numbered.text, query.parameters))
         }
-        let queued = queuedWrites.count
-        let outcomes = try sendPipeline(queuedWrites + statements)
-        return outcomes.dropFirst(queued).map(\.rows)
+        let writes = try coalescedWrites()
+        let outcomes = try sendPipeline(writes + statements)
+        return outcomes.dropFirst(writes.count).map(\.rows)
     }
 
     /// Sends the queued writes and then `last` in one pipeline; `last`'s answer.
     func sendQueuedWrites(then last: PostgresStatement, original: String) throws -> PostgresOutcome {
-        let outcomes = try sendPipeline(queuedWrites + [last])
+        let outcomes = try sendPipeline(try coalescedWrites() + [last])
         if failureInTransaction != nil && Self.isRollbackToSavepoint(original) { failureInTransaction = nil }
         return outcomes.last ?? PostgresOutcome(rows: [], affected: 0)
     }
@@ -62,7 +63,7 @@ extension PostgresDatabase {
             statementsSent += 1
             return try connection.commandTag("COMMIT")
         }
-        let statements = queuedWrites + [PostgresStatement(sql: "COMMIT", parameters: try PostgresParameters([]))]
+        let statements = try coalescedWrites() + [PostgresStatement(sql: "COMMIT", parameters: try PostgresParameters([]))]
         queuedWrites = []
         roundTrips += 1
         statementsSent += statements.count
