@@ -12,33 +12,52 @@ struct PostgresParameters {
     private var formats: [Int32] = []
     private var types: [Oid] = []
 
+    /// No parameters.
+    static let none = PostgresParameters()
+
+    private init() { buffer = [0] }
+
+    /// Encodes `parameters`; refuses text holding a NUL (see `check`).
     init(_ parameters: [SQLValue]) throws {
+        offsets.reserveCapacity(parameters.count)
+        lengths.reserveCapacity(parameters.count)
+        formats.reserveCapacity(parameters.count)
+        types.reserveCapacity(parameters.count)
+        buffer.reserveCapacity(parameters.count * 16)
         for (index, value) in parameters.enumerated() {
-            var bytes: [UInt8]
+            let start = buffer.count
             var binary = false
             switch value {
             case .null:
                 offsets.append(nil); lengths.append(0); formats.append(0); types.append(0)
                 continue
-            case .integer(let number): bytes = Array(String(number).utf8)
-            case .real(let number): bytes = Array("\(number)".utf8)
+            case .integer(let number): buffer.append(contentsOf: String(number).utf8)
+            case .real(let number): buffer.append(contentsOf: "\(number)".utf8)
             case .text(let text):
-                bytes = Array(text.utf8)
-                guard !bytes.contains(0) else {
-                    throw StoreError(.invalidInput, "parameter \(index + 1) holds a NUL character, which PostgreSQL text cannot store")
-                }
+                buffer.append(contentsOf: text.utf8)
+                guard !buffer[start...].contains(0) else { throw Self.nulCharacter(index) }
             case .blob(let blob):
-                bytes = blob
+                buffer.append(contentsOf: blob)
                 binary = true
             }
-            offsets.append(buffer.count)
-            lengths.append(Int32(bytes.count))
+            offsets.append(start)
+            lengths.append(Int32(buffer.count - start))
             formats.append(binary ? 1 : 0)
             types.append(binary ? 17 : 0)  // 17 = bytea; 0 = let the server infer from the context
-            buffer += bytes
             if !binary { buffer.append(0) }
         }
         buffer.append(0)  // never empty, so the base address below exists
+    }
+
+    /// Refuses what encoding would: text with a NUL character, which PostgreSQL text cannot hold.
+    static func check(_ parameters: [SQLValue]) throws {
+        for (index, value) in parameters.enumerated() {
+            if case .text(let text) = value, text.utf8.contains(0) { throw nulCharacter(index) }
+        }
+    }
+
+    private static func nulCharacter(_ index: Int) -> StoreError {
+        StoreError(.invalidInput, "parameter \(index + 1) holds a NUL character, which PostgreSQL text cannot store")
     }
 
     /// Calls `body` with the count, types, values, lengths and formats libpq's calls take; the

@@ -18,8 +18,9 @@ extension PostgresDatabase {
         guard numbered.count == parameters.count else {
             throw StoreError(.sql, "SQL expects \(numbered.count) parameters, got \(parameters.count): \(sql.prefix(80))")
         }
-        // Prepared (or not) when it is sent: it may be combined with others first.
-        queuedWrites.append(PostgresStatement(sql: numbered.text, parameters: try PostgresParameters(parameters), origin: (sql, parameters)))
+        // Encoded and prepared (or not) when it is sent: it may be combined with others first.
+        try PostgresParameters.check(parameters)
+        queuedWrites.append(PostgresStatement(sql: numbered.text, parameters: PostgresParameters.none, origin: (sql, parameters)))
     }
 
     /// A statement for a pipeline: prepared in the same pipeline when it is due to be (never a

@@ -135,7 +135,7 @@ extension PostgresDatabase {
     /// (when `coalescesWrites`), each combined insert split into `WriteCoalescing.chunkSizes`.
     func coalescedWrites() throws -> [PostgresStatement] {
         let queue = queuedWrites
-        guard coalescesWrites, queue.count > 1 else { return queue.map(preparedWhenDue) }
+        guard coalescesWrites, queue.count > 1 else { return try queue.map(preparedWhenDue) }
         let shapes = queue.map { statement -> WriteCoalescing.WriteShape in
             guard let sql = statement.origin?.sql else { return .other }
             if let known = writeShapes[sql] { return known }
@@ -144,13 +144,13 @@ extension PostgresDatabase {
             writeShapes[sql] = shape
             return shape
         }
-        guard shapes.contains(where: { if case .insert = $0 { return true } else { return false } }) else { return queue.map(preparedWhenDue) }
+        guard shapes.contains(where: { if case .insert = $0 { return true } else { return false } }) else { return try queue.map(preparedWhenDue) }
         let plan = WriteCoalescing.plan(shapes, parents: try schemaForeignKeys())
         var statements: [PostgresStatement] = []
         statements.reserveCapacity(plan.count)
         for element in plan {
             guard element.members.count > 1, case .insert(_, let head, let tuple) = shapes[element.members[0]] else {
-                statements += element.members.map { preparedWhenDue(queue[$0]) }
+                statements += try element.members.map { try preparedWhenDue(queue[$0]) }
                 continue
             }
             var start = 0
@@ -158,7 +158,7 @@ extension PostgresDatabase {
                 let rows = element.members[start..<(start + size)]
                 start += size
                 guard size > 1 else {
-                    statements += rows.map { preparedWhenDue(queue[$0]) }
+                    statements += try rows.map { try preparedWhenDue(queue[$0]) }
                     continue
                 }
                 let numbered = number(WriteCoalescing.combinedSQL(head: head, tuple: tuple, rows: size))
@@ -172,12 +172,14 @@ extension PostgresDatabase {
         return statements
     }
 
-    /// A queued statement as sent alone: prepared in the pipeline when it is due to be.
-    private func preparedWhenDue(_ statement: PostgresStatement) -> PostgresStatement {
-        guard statement.prepared == nil, let origin = statement.origin,
-              let (name, preparing) = preparedStatement(statement.sql, origin.parameters) else { return statement }
-        var ready = statement
-        (ready.prepared, ready.preparing) = (name, preparing)
+    /// A queued statement as sent alone, its values encoded now (once, whether or not it was
+    /// combined with others): prepared in the pipeline when it is due to be.
+    private func preparedWhenDue(_ statement: PostgresStatement) throws -> PostgresStatement {
+        guard let origin = statement.origin else { return statement }
+        var ready = PostgresStatement(sql: statement.sql, parameters: try PostgresParameters(origin.parameters))
+        if let (name, preparing) = preparedStatement(statement.sql, origin.parameters) {
+            (ready.prepared, ready.preparing) = (name, preparing)
+        }
         return ready
     }
 
