@@ -65,8 +65,11 @@ struct ImportStreamTests {
             })
         }
         #expect(reported == [0, 1, 2, 3, 4], "nothing is reported after the error")
-        // Batches [r0 r1 r2] and [r3 r4 garbage] committed (garbage stores nothing); the third never started.
-        #expect(try f.count("SELECT count(*) AS n FROM receipts") == 5)
+        // Batches [r0 r1 r2] and [r3 r4 garbage] committed (garbage stores nothing); the fourth
+        // never started. The third [r5 r6 r7] did not either on SQLite; on PostgreSQL the second
+        // session may have written it while the second batch was reported (ImportLanes).
+        let stored = try f.count("SELECT count(*) AS n FROM receipts")
+        #expect(backend == .sqlite ? stored == 5 : [5, 8].contains(stored), "\(stored) receipts")
         #expect(try AuditLog.verify(f.database).isIntact)
     }
 

@@ -22,6 +22,7 @@ extension PurchaseLedger {
             return try postgres.writeTransaction {
                 postgres.pipelinesWrites = true
                 let read = try postgres.prefetchImports(prepared)
+                try postgres.waitForPreviousBatch()  // the writes below go after the import's previous batch
                 let cache = EntitlementCache(budget: 10_000_000)
                 for (customer, entry) in read.entitlements { cache.store(customer, input: entry.input, rows: entry.rows) }
                 (importSnapshot, entitlementCache) = (read.snapshot, cache)
@@ -31,7 +32,10 @@ extension PurchaseLedger {
         } catch {
             let cause = (error as? BatchItemWriteFailed)?.underlying ?? error
             if let store = cause as? StoreError, [.busy, .cannotOpen, .corrupt].contains(store.code) { throw store }
-            return try database.writeTransaction { try applyBatch(count: count, item, isolated: true, firstIndex: firstIndex) }
+            return try database.writeTransaction {
+                try postgres.waitForPreviousBatch()
+                return try applyBatch(count: count, item, isolated: true, firstIndex: firstIndex)
+            }
         }
     }
 }

@@ -15,6 +15,17 @@ extension PurchaseLedger {
                              report: (Int, Result<ImportResult, Error>) throws -> Void) throws {
         guard count > 0 else { return }
         let size = max(1, batchSize)
+        // PostgreSQL: two sessions of their own write every other batch each, so that one batch
+        // is worked out while the one before it runs on the server (`ImportLanes`); this
+        // ledger's session stays free for `report`. Not while a test holds the import at a known
+        // item (one writing thread), nor when the server refuses more sessions.
+        if let postgres = database as? PostgresDatabase, count > size, importItemWritten == nil, importsOnTwoSessions,
+           let first = try? postgres.openSibling(), let second = try? postgres.openSibling() {
+            lastImportSessions = 2
+            try importOnTwoSessions(count: count, batchSize: size, operatorName: operatorName, sessions: (first, second), item: item, report: report)
+            return
+        }
+        lastImportSessions = 1
         let pipeline = preparingPipeline(count: count, lookahead: 2 * size, operatorName: operatorName, item: item)
         defer { pipeline.finish() }
         // Where this connection is the only writer during a batch (SQLite), what each batch
@@ -23,19 +34,28 @@ extension PurchaseLedger {
         defer { entitlementCache = nil }
         for start in stride(from: 0, to: count, by: size) {
             let batch = start..<min(start + size, count)
-            let outcomes: [Result<ImportResult, Error>]
-            do {
-                outcomes = try applyBatchTransaction(batch, pipeline)
-            } catch {
-                // The batch was rolled back: an artefact that could not be read or decoded keeps
-                // its own error, the others fail with the batch's.
-                outcomes = batch.map { index in
-                    if case .failure(let own) = pipeline.value(index) { return .failure(own) }
-                    return .failure(error)
-                }
-            }
+            let outcomes = batchOutcomes(batch, pipeline)
             pipeline.release(below: batch.upperBound)
             for (offset, outcome) in outcomes.enumerated() { try report(batch.lowerBound + offset, outcome) }
+        }
+    }
+
+    /// Each artefact's outcome once `batch` is applied in one write transaction, or rolled back.
+    func batchOutcomes(_ batch: Range<Int>, _ pipeline: ImportPipeline<Result<PreparedImport, Error>>) -> [Result<ImportResult, Error>] {
+        do {
+            return try applyBatchTransaction(batch, pipeline)
+        } catch {
+            return Self.failures(batch, pipeline, error)
+        }
+    }
+
+    /// The outcomes of a batch rolled back by `error`: an artefact that could not be read or
+    /// decoded keeps its own error, the others fail with the batch's.
+    static func failures(_ batch: Range<Int>, _ pipeline: ImportPipeline<Result<PreparedImport, Error>>, _ error: Error)
+        -> [Result<ImportResult, Error>] {
+        batch.map { index in
+            if case .failure(let own) = pipeline.value(index) { return .failure(own) }
+            return .failure(error)
         }
     }
 

@@ -19,6 +19,11 @@ public final class PurchaseLedger {
     var importSnapshot: ImportSnapshot?
     /// Refreshes that `entitlementCache` spared a read (for tests).
     var entitlementCacheHits = 0
+    /// Whether `importStream` on PostgreSQL may write with a second session (`ImportLanes`);
+    /// off to compare with one session.
+    var importsOnTwoSessions = true
+    /// The sessions the last `importStream` wrote with (for tests).
+    var lastImportSessions = 0
     /// How many transactions and rows `entitlementCache` may hold.
     var entitlementCacheBudget = 100_000
     /// Called on the writing thread after each artefact of an import is written, inside the still

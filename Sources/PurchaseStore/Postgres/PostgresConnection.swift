@@ -21,11 +21,34 @@ final class PostgresConnection {
     /// Connects with a `postgres://` / `postgresql://` URL. libpq reads a password from the URL,
     /// `PGPASSWORD` or `~/.pgpass`; `sslmode` and the other URL options pass through. Waits at
     /// most 10 s for the server unless the URL sets `connect_timeout`.
-    init(url: String) throws {
+    convenience init(url: String) throws {
         // Values given before `dbname` are defaults the URL may override (expand_dbname = 1).
-        let keywords = ["connect_timeout", "fallback_application_name", "dbname"]
-        let values = ["10", "receiptdesk", url]
-        let connection = PostgresConnection.connect(keywords, values)
+        try self.init(keywords: ["connect_timeout", "fallback_application_name", "dbname"], values: ["10", "receiptdesk", url],
+                      expandDatabaseName: true)
+    }
+
+    /// A second session with the parameters this one was opened with (libpq's own record of
+    /// them, password included, handed back to libpq and never kept): same server, user, database
+    /// and options (the schema's search_path among them).
+    func sibling() throws -> PostgresConnection {
+        guard let options = PQconninfo(handle) else {
+            throw StoreError(.cannotOpen, "cannot open a second session to PostgreSQL at \(endpoint): libpq could not list this one's parameters")
+        }
+        defer { PQconninfoFree(options) }
+        var (keywords, values) = ([String](), [String]())
+        var option = options
+        while let keyword = option.pointee.keyword {
+            if let value = option.pointee.val {
+                keywords.append(String(cString: keyword))
+                values.append(String(cString: value))
+            }
+            option += 1
+        }
+        return try PostgresConnection(keywords: keywords, values: values, expandDatabaseName: false)
+    }
+
+    private init(keywords: [String], values: [String], expandDatabaseName: Bool) throws {
+        let connection = PostgresConnection.connect(keywords, values, expandDatabaseName: expandDatabaseName)
         guard let connection else {
             throw StoreError(.cannotOpen, "cannot connect to PostgreSQL: libpq could not allocate a connection")
         }
@@ -43,7 +66,7 @@ final class PostgresConnection {
 
     deinit { PQfinish(handle) }
 
-    private static func connect(_ keywords: [String], _ values: [String]) -> OpaquePointer? {
+    private static func connect(_ keywords: [String], _ values: [String], expandDatabaseName: Bool) -> OpaquePointer? {
         let keywordPointers = keywords.map { strdup($0) }
         let valuePointers = values.map { strdup($0) }
         defer {
@@ -56,7 +79,7 @@ final class PostgresConnection {
         }
         let keywordArray: [UnsafePointer<CChar>?] = keywordPointers.map { $0.map { UnsafePointer($0) } } + [nil]
         let valueArray: [UnsafePointer<CChar>?] = valuePointers.map { $0.map { UnsafePointer($0) } } + [nil]
-        return PQconnectdbParams(keywordArray, valueArray, 1)
+        return PQconnectdbParams(keywordArray, valueArray, expandDatabaseName ? 1 : 0)
     }
 
     /// `host:port/dbname` as libpq resolved them (a socket folder for a Unix-socket host).

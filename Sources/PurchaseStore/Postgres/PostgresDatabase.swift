@@ -63,6 +63,10 @@ public final class PostgresDatabase: SQLDatabase {
     var pendingAudit: [PendingAuditEntry] = []
     /// While true (a batch import), `executeLater` queues writes instead of running them.
     var pipelinesWrites = false
+    /// Set while this session writes a batch of an import written on two sessions (`ImportTurn`).
+    var importTurn: ImportTurn?
+    /// This session's server process id (the class of its import's turn locks).
+    var backendProcessID: Int32 { connection.backendPID }
     /// Whether queued single-row inserts are combined into multi-row ones (`WriteCoalescing`);
     /// off only to compare with what was sent before.
     public var coalescesWrites = true
@@ -111,11 +115,24 @@ public final class PostgresDatabase: SQLDatabase {
     public let isReadOnly: Bool
 
     /// Connects to `url`; with `readOnly`, every transaction of every session is read-only.
-    public init(url: String, readOnly: Bool = false) throws {
-        connection = try PostgresConnection(url: url)
+    public convenience init(url: String, readOnly: Bool = false) throws {
+        try self.init(connection: try PostgresConnection(url: url), readOnly: readOnly)
+    }
+
+    private init(connection: PostgresConnection, readOnly: Bool) throws {
+        self.connection = connection
         location = connection.endpoint
         isReadOnly = readOnly
         try configureSession()
+    }
+
+    /// Another session on the same database, opened as this one was (same server, user, schema,
+    /// settings), for work that runs beside this session's (a second import lane). Not migrated
+    /// again: this session's opening did that.
+    func openSibling() throws -> PostgresDatabase {
+        let sibling = try PostgresDatabase(connection: try connection.sibling(), readOnly: isReadOnly)
+        sibling.coalescesWrites = coalescesWrites
+        return sibling
     }
 
     /// Settings every session needs, applied again after a reconnect.

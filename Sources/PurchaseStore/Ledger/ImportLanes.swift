@@ -1,0 +1,155 @@
+import Foundation
+import ReceiptCore
+
+/// A PostgreSQL import written by two sessions, every other batch each, so that the server runs
+/// one batch's writes while the next batch reads ahead and is worked out on the client: one
+/// session alone leaves the server idle while the client works and the client idle while the
+/// server writes. The ledger ends as if the batches had run one after the other (`ImportTurn`):
+/// batch n+1 takes its customers only after batch n has taken its own (so it waits for batch n on
+/// every customer they share, and then reads what batch n wrote), and writes only after batch n
+/// has ended (so the earlier item claims a transaction id first). Outcomes are reported in
+/// order, on the calling thread, and at most two batches are ahead of the report.
+/// An error `report` throws stops the import there; the batch after the last one reported may
+/// have been written already (repeating an import is safe: each artefact is recorded once).
+final class ImportLanes: @unchecked Sendable {
+    // Every field below is read and written under `condition`'s lock.
+    private let condition = NSCondition()
+    private var locked: [Bool]
+    private var outcomes: [[Result<ImportResult, Error>]?]
+    private var reported = 0
+    private var stopping = false
+    private var running = 0
+
+    init(batches: Int) {
+        locked = Array(repeating: false, count: batches)
+        outcomes = Array(repeating: nil, count: batches)
+    }
+
+    /// Runs `write(batch)` for batches `lane`, `lane + 2`, … on a thread of its own, each once the
+    /// batch before it has taken its locks and at most one batch before it is unreported.
+    func start(lane: Int, name: String, write: @escaping @Sendable (Int) -> [Result<ImportResult, Error>]) {
+        condition.lock()
+        running += 1
+        condition.unlock()
+        let thread = Thread { [self] in
+            var batch = lane
+            while batch < locked.count, mayStart(batch) {
+                let result = write(batch)
+                finished(batch, result)
+                batch += 2
+            }
+            condition.lock()
+            running -= 1
+            condition.broadcast()
+            condition.unlock()
+        }
+        thread.name = name
+        thread.start()
+    }
+
+    /// Batch `batch` holds its locks (or has ended): the next may take its own.
+    func didLock(_ batch: Int) {
+        condition.lock()
+        locked[batch] = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Waits for batch `batch`'s outcomes; the caller reports them, then calls `didReport`.
+    func outcomes(of batch: Int) -> [Result<ImportResult, Error>] {
+        condition.lock()
+        defer { condition.unlock() }
+        while outcomes[batch] == nil { condition.wait() }
+        return outcomes[batch] ?? []
+    }
+
+    /// Batch `batch` is reported: its outcomes are dropped and a later batch may start.
+    func didReport(_ batch: Int) {
+        condition.lock()
+        outcomes[batch] = []
+        reported = batch + 1
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Starts no further batch and waits until the batches being written are done.
+    func stop() {
+        condition.lock()
+        stopping = true
+        condition.broadcast()
+        while running > 0 { condition.wait() }
+        condition.unlock()
+    }
+
+    private func mayStart(_ batch: Int) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        while !stopping && !((batch == 0 || locked[batch - 1]) && batch <= reported + 1) { condition.wait() }
+        return !stopping
+    }
+
+    private func finished(_ batch: Int, _ result: [Result<ImportResult, Error>]) {
+        condition.lock()
+        locked[batch] = true
+        outcomes[batch] = result
+        condition.broadcast()
+        condition.unlock()
+    }
+}
+
+extension PurchaseLedger {
+    /// `importStream` on PostgreSQL with two sessions of the same database (see `ImportLanes`).
+    func importOnTwoSessions(count: Int, batchSize size: Int, operatorName: String, sessions: (PostgresDatabase, PostgresDatabase),
+                             item: @escaping @Sendable (Int) throws -> ImportItem,
+                             report: (Int, Result<ImportResult, Error>) throws -> Void) throws {
+        let pipeline = preparingPipeline(count: count, lookahead: 3 * size, operatorName: operatorName, item: item)
+        defer { pipeline.finish() }  // after the lanes have stopped: they wait for prepared items
+        let batches = (count + size - 1) / size
+        let lanes = ImportLanes(batches: batches)
+        let key = sessions.0.backendProcessID
+        for (lane, session) in [(0, sessions.0), (1, sessions.1)] {
+            let ledger = PurchaseLedger(database: session, configuration: configuration, verifier: verifier, clock: clock)
+            ledger.entitlementCacheBudget = entitlementCacheBudget
+            let writer = LaneWriter(ledger: ledger, key: key, size: size, count: count, lanes: lanes, pipeline: pipeline)
+            lanes.start(lane: lane, name: "receiptdesk import lane \(lane)") { batch in writer.write(batch) }
+        }
+        defer { lanes.stop() }
+        for batch in 0..<batches {
+            let outcomes = lanes.outcomes(of: batch)
+            pipeline.release(below: min((batch + 1) * size, count))
+            for (offset, outcome) in outcomes.enumerated() { try report(batch * size + offset, outcome) }
+            lanes.didReport(batch)
+        }
+    }
+}
+
+/// One lane of `ImportLanes`: its ledger (and session) and how it writes a batch.
+private final class LaneWriter: @unchecked Sendable {
+    let ledger: PurchaseLedger
+    let key: Int32
+    let size: Int
+    let count: Int
+    let lanes: ImportLanes
+    let pipeline: ImportPipeline<Result<PurchaseLedger.PreparedImport, Error>>
+
+    init(ledger: PurchaseLedger, key: Int32, size: Int, count: Int, lanes: ImportLanes,
+         pipeline: ImportPipeline<Result<PurchaseLedger.PreparedImport, Error>>) {
+        (self.ledger, self.key, self.size, self.count, self.lanes, self.pipeline) = (ledger, key, size, count, lanes, pipeline)
+    }
+
+    func write(_ batch: Int) -> [Result<ImportResult, Error>] {
+        let range = batch * size..<min((batch + 1) * size, count)
+        guard let postgres = ledger.database as? PostgresDatabase else { return ledger.batchOutcomes(range, pipeline) }
+        let customers = range.compactMap { try? pipeline.value($0).get().customerId }
+        do {
+            try postgres.beginImportTurn(ImportTurn(key: key, batch: batch), customers: customers)
+        } catch {
+            lanes.didLock(batch)
+            postgres.endImportTurn()
+            return PurchaseLedger.failures(range, pipeline, error)
+        }
+        lanes.didLock(batch)
+        defer { postgres.endImportTurn() }
+        return ledger.batchOutcomes(range, pipeline)
+    }
+}

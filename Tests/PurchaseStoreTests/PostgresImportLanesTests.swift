@@ -1,0 +1,143 @@
+import Foundation
+@testable import PurchaseStore
+import ReceiptCore
+import StoreSimulator
+import Testing
+
+/// `importStream` on PostgreSQL with two sessions writing every other batch (`ImportLanes`): the
+/// ledger ends as the same imports one after the other would leave it, whichever batch read
+/// ahead first, and a failing item still fails alone.
+@Suite("PostgreSQL import on two sessions", .enabled(if: PostgresTestServer.url != nil, PostgresTestServer.skipped))
+struct PostgresImportLanesTests {
+    static func coins(_ id: String) -> ReceiptPurchase { LedgerFixture.purchase(id, "com.example.coins.100", expires: nil, type: 1) }
+
+    /// Imports `items` with `importStream` in batches of `size`; the outcomes in the order reported.
+    /// Each report reads through the ledger: its own session is free while the lanes write.
+    static func stream(_ ledger: PurchaseLedger, _ items: [PurchaseLedger.ImportItem], size: Int) throws -> [Result<ImportResult, Error>] {
+        var outcomes: [Result<ImportResult, Error>] = []
+        try ledger.importStream(count: items.count, batchSize: size, operatorName: "mei", item: { items[$0] }, report: { index, outcome in
+            #expect(index == outcomes.count, "reported in order")
+            let stored = try ledger.database.queryFirst("SELECT count(*) AS n FROM receipts", [])?.int("n") ?? 0
+            #expect(stored > 0)
+            outcomes.append(outcome)
+        })
+        return outcomes
+    }
+
+    /// The same imports one by one, as `importArtefact` runs them.
+    static func oneByOne(_ ledger: PurchaseLedger, _ items: [PurchaseLedger.ImportItem]) -> [Result<ImportResult, Error>] {
+        items.map { item in
+            Result { try ledger.importArtefact(item.bytes, customer: item.customer, orderId: item.orderId, source: item.source, operatorName: "mei") }
+        }
+    }
+
+    @Test func twoSessionsLeaveTheDatabaseOneSessionWould() throws {
+        let lanes = try BackendLedgerFixture(.postgres).seeded(customers: 4)
+        let single = try BackendLedgerFixture(.postgres).seeded(customers: 4)
+        // Every batch shares customers with the one before (it waits for that batch on them), a
+        // receipt comes twice, and a later batch claims an earlier one's transactions.
+        var items = try (0..<24).map { index -> PurchaseLedger.ImportItem in
+            let purchases = [LedgerFixture.purchase("31\(index)a", bought: "2025-05-0\(1 + index % 9)T00:00:00Z", expires: "2025-07-01T00:00:00Z"),
+                             Self.coins("31\(index)b")]
+            return .init(bytes: try lanes.receipt(purchases, created: "2025-05-\(10 + index % 18)T00:\(10 + index):00Z"),
+                         customer: "c\(index % 4)", source: "r\(index)")
+        }
+        items[10] = items[4]
+        items[20] = .init(bytes: try lanes.receipt([Self.coins("312b")], created: "2025-05-29T00:00:00Z"), customer: "c3", source: "claim")
+        let streamed = try Self.stream(lanes.ledger, items, size: 3)
+        #expect(lanes.ledger.lastImportSessions == 2)
+        single.ledger.importsOnTwoSessions = false
+        let expected = try Self.stream(single.ledger, items, size: 3)
+        #expect(single.ledger.lastImportSessions == 1)
+        #expect(streamed.map(PostgresBatchImportTests.describe) == expected.map(PostgresBatchImportTests.describe))
+        // …and, but for the receipts' ids (a batch reserves one per receipt it holds), what the
+        // same imports leave one by one.
+        let third = try BackendLedgerFixture(.postgres).seeded(customers: 4)
+        let byOne = Self.oneByOne(third.ledger, items)
+        #expect(streamed.map(Self.withoutIds) == byOne.map(Self.withoutIds))
+        #expect(try BackendDump.text(lanes.database, excluding: ["schema_migrations"])
+                == BackendDump.text(single.database, excluding: ["schema_migrations"]))
+        #expect(try AuditLog.verify(lanes.database).isIntact)
+    }
+
+    /// New customers in consecutive batches (batch n+1 waits for batch n on them) and a
+    /// transaction claimed by two customers in consecutive batches: batch n+1 may read ahead
+    /// before batch n has written it, finds out when it writes (after batch n) and runs again, so
+    /// the earlier item keeps the transaction, as one by one.
+    @Test func theEarlierItemClaimsFirstWhenTheNextBatchReadAheadTooSoon() throws {
+        let lanes = try BackendLedgerFixture(.postgres)
+        let single = try BackendLedgerFixture(.postgres)
+        var items: [PurchaseLedger.ImportItem] = []
+        for pair in 0..<6 {
+            let shared = "32\(pair)x"
+            // Batch `pair`: a new customer with a transaction; the next batch: the same customer
+            // again, and a new one claiming that transaction.
+            items.append(.init(bytes: try lanes.receipt([Self.coins(shared), Self.coins("32\(pair)a")], created: "2025-05-0\(1 + pair)T00:00:00Z"),
+                               customer: "new-\(pair)", source: "first \(pair)"))
+            items.append(.init(bytes: try lanes.receipt([Self.coins(shared)], created: "2025-05-0\(1 + pair)T01:00:00Z"),
+                               customer: "rival-\(pair)", source: "rival \(pair)"))
+        }
+        // Reordered so that batch k (two items) holds pair k's first item and pair k-1's rival.
+        var ordered: [PurchaseLedger.ImportItem] = []
+        for pair in 0..<6 {
+            ordered.append(items[pair * 2])
+            if pair > 0 { ordered.append(items[(pair - 1) * 2 + 1]) }
+        }
+        ordered.append(items[11])
+        let streamed = try Self.stream(lanes.ledger, ordered, size: 2)
+        let expected = Self.oneByOne(single.ledger, ordered)
+        #expect(streamed.map(Self.withoutIds) == expected.map(Self.withoutIds))
+        for sql in [
+            "SELECT transaction_id, customer_id, product_id, repeat_arrivals FROM transactions ORDER BY 1",
+            "SELECT transaction_id, claimant_customer_id FROM conflicts ORDER BY 1, 2",
+            "SELECT customer_id, entitlement, source, transaction_id, active FROM entitlements ORDER BY 1, 2, 3, 4",
+            "SELECT customer_id FROM customers ORDER BY 1",
+            "SELECT action, target FROM audit_log ORDER BY seq",
+        ] {
+            #expect(try lanes.database.query(sql, []).map(\.values) == single.database.query(sql, []).map(\.values), "\(sql)")
+        }
+        #expect(try lanes.count("SELECT count(*) AS n FROM transactions WHERE transaction_id LIKE '32_x' AND customer_id LIKE 'new-%'") == 6)
+        #expect(try AuditLog.verify(lanes.database).isIntact)
+    }
+
+    @Test func aFailingItemFailsAloneWhileTheOtherSessionWrites() throws {
+        let f = try BackendLedgerFixture(.postgres)
+        try f.database.execute("""
+            CREATE FUNCTION refuse_33() RETURNS trigger LANGUAGE plpgsql AS $body$
+            BEGIN IF NEW.transaction_id = '33007' THEN RAISE EXCEPTION 'refused by the test'; END IF; RETURN NEW; END $body$
+            """, [])
+        try f.database.execute("CREATE TRIGGER refuse_33 BEFORE INSERT ON transactions FOR EACH ROW EXECUTE FUNCTION refuse_33()", [])
+        let items = try (0..<12).map { index in
+            PurchaseLedger.ImportItem(bytes: try f.receipt([Self.coins("330\(String(format: "%02d", index))")], created: "2025-05-0\(1 + index % 9)T0\(index % 10):00:00Z"),
+                                      customer: "p\(index % 5)", source: "r\(index)")
+        }
+        let outcomes = try Self.stream(f.ledger, items, size: 3)
+        #expect(f.ledger.lastImportSessions == 2)
+        #expect("\(outcomes[7])".contains("refused by the test"), "\(outcomes[7])")
+        #expect(outcomes.enumerated().allSatisfy { index, outcome in index == 7 || (try? outcome.get())?.changedDatabase == true })
+        #expect(try f.count("SELECT count(*) AS n FROM transactions") == 11)
+        #expect(try f.count("SELECT count(*) AS n FROM audit_log WHERE action = 'import'") == 11)
+        let audited = try f.database.query("SELECT target FROM audit_log WHERE action = 'import' ORDER BY seq", []).compactMap { $0.string("target") }
+        #expect(audited == items.enumerated().filter { $0.offset != 7 }.map { "customer:\($0.element.customer)" }, "audited in the order of the items")
+        #expect(try AuditLog.verify(f.database).isIntact)
+    }
+
+    /// A result as text without the ids the database numbers (receipts, conflicts): a batch
+    /// reserves a receipt id for each receipt it holds, and one that ran again took new ones.
+    static func withoutIds(_ result: Result<ImportResult, Error>) -> String {
+        switch result {
+        case .success(let r):
+            let text = "\(r.changedDatabase) \(r.transactions) \(r.notes)"
+            return text.replacingOccurrences(of: #"(conflictId: |receipt #)[0-9]+"#, with: "$1…", options: .regularExpression)
+        case .failure(let error): return "failed: \(error)"
+        }
+    }
+}
+
+extension BackendLedgerFixture {
+    /// The fixture with customers c0, c1, … already added.
+    func seeded(customers: Int) throws -> BackendLedgerFixture {
+        for customer in 0..<customers { try ledger.addCustomer("c\(customer)", isTester: false, operatorName: "mei") }
+        return self
+    }
+}
