@@ -69,7 +69,7 @@ public struct AppReceipt: Sendable {
                 cursor = tlv.end
                 let field = try ReceiptAttribute.read(bytes, tlv, depth: 1, { what })
                 attributes.append(field)
-                try decoded.take(field, bytes)
+                try decoded.take(field, bytes, end: set.contentEnd)
             }
         }
         self.attributes = attributes
@@ -92,11 +92,13 @@ public struct AppReceipt: Sendable {
         var originalAppVersion: String?, expirationDate: Date?
         var inApp: [InAppPurchase] = []
 
-        mutating func take(_ field: ReceiptAttribute, _ bytes: UnsafeBufferPointer<UInt8>) throws {
+        /// Takes `field`, one of the attributes of the SET ending at `end`.
+        mutating func take(_ field: ReceiptAttribute, _ bytes: UnsafeBufferPointer<UInt8>, end: Int) throws {
             // Built only when an error needs it.
             func name() -> String { "unified receipt: field \(field.type) (\(ReceiptFieldNames.app[field.type] ?? "unknown"))" }
             switch field.type {
-            case 0: receiptType = try field.string(bytes, name)
+            // The long values as literals: no String to allocate (the short ones fit in place).
+            case 0: receiptType = try field.string(bytes, reusing: "ProductionSandbox", "ProductionVPPSandbox", name)
             case 1: appItemId = try field.integer(bytes, name)
             case 2:
                 bundleId = try field.string(bytes, name)
@@ -115,7 +117,14 @@ public struct AppReceipt: Sendable {
                 guard inApp.count < AppReceipt.maxPurchases else {
                     throw ReceiptError(.tooLarge, "unified receipt: more than \(AppReceipt.maxPurchases) in-app purchases")
                 }
-                inApp.append(try InAppPurchase(bytes, field, index: inApp.count))
+                if inApp.isEmpty {
+                    // Room for as many purchases of this one's size as the rest of the SET could hold.
+                    let size = max(field.valueRange.upperBound - field.offset, 1)
+                    inApp.reserveCapacity(min((end - field.offset) / size + 1, AppReceipt.maxPurchases))
+                }
+                let last = inApp.count - 1
+                let previous = last < 0 ? (nil, nil) : (inApp[last].productId, inApp[last].originalTransactionId)
+                inApp.append(try InAppPurchase(bytes, field, index: inApp.count, previous: previous))
             case 18: originalPurchaseDate = try field.date(bytes, name)
             case 19: originalAppVersion = try field.string(bytes, name)
             case 21: expirationDate = try field.date(bytes, name)
