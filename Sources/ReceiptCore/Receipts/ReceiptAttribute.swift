@@ -95,6 +95,7 @@ public struct ReceiptAttribute: Sendable {
     }
 
     /// The DER value inside the OCTET STRING, or nil when the string is empty.
+    @inline(__always)
     func inner(_ bytes: UnsafeBufferPointer<UInt8>, _ what: () -> String) throws -> TLV? {
         guard !valueRange.isEmpty else { return nil }
         do {
@@ -129,6 +130,7 @@ public struct ReceiptAttribute: Sendable {
         return text
     }
 
+    @inline(__always)
     private func textTLV(_ bytes: UnsafeBufferPointer<UInt8>, _ what: () -> String) throws -> TLV? {
         guard let tlv = try inner(bytes, what) else { return nil }
         switch tlv.tag {
