@@ -121,8 +121,37 @@ struct UnifiedDecodeAgreementTests {
         try Self.checkAgainstAttributes(receipt)
     }
 
+    @Test("the device-hash inputs are copied out when read, and a value set replaces them")
+    func payloadBytesReadAndSet() throws {
+        var receipt = try AppReceipt(derEncoded: try SampleFiles.der("unified-sandbox-sha256-g5.b64"))
+        #expect(receipt.opaqueValue?.hexString == "be1dd3ea9bcf4d08652eb539b9e05694")
+        #expect(receipt.bundleIdData == [0x0C, 0x14] + Array("dev.bonzer.weeka.app".utf8))
+        let original = receipt
+        receipt.opaqueValue = [1, 2, 3]
+        receipt.sha1Hash = nil
+        receipt.bundleIdData = [9]
+        #expect(receipt.opaqueValue == [1, 2, 3])
+        #expect(receipt.sha1Hash == nil)
+        #expect(receipt.bundleIdData == [9])
+        #expect(original.sha1Hash?.hexString == "2158847543683847e9382a0fc51853cb17abcd6d")
+        receipt.opaqueValue = nil
+        #expect(receipt.opaqueValue == nil)
+    }
+
+    @Test("an OID matches content octets exactly when the bytes are equal")
+    func oidMatchesItsBytes() {
+        for oid in [OID.sha1, .sha256, .pkcs7SignedData, .messageDigestAttribute] {
+            for input in Mutations.of(oid.encoded) + [oid.encoded, oid.encoded + [0], []] {
+                input.withUnsafeBufferPointer { content in
+                    #expect(oid.isEncoded(by: content) == input.elementsEqual(oid.encoded))
+                }
+            }
+        }
+    }
+
     /// Every typed field equals what its last attribute of that type reads as on its own: text
-    /// through the non-reusing reader, dates through the reference parser.
+    /// through the non-reusing reader, dates through the reference parser, bytes as they lie in
+    /// the payload.
     static func checkAgainstAttributes(_ receipt: AppReceipt) throws {
         let payload = receipt.payload
         func text(_ attributes: [ReceiptAttribute], _ type: Int) throws -> String? {
@@ -137,6 +166,10 @@ struct UnifiedDecodeAgreementTests {
             }
         }
         let app = receipt.attributes
+        func bytes(_ type: Int) -> [UInt8]? { app.last(where: { $0.type == type }).map { Array(payload[$0.valueRange]) } }
+        #expect(receipt.bundleIdData == (bytes(2) ?? []))
+        #expect(receipt.opaqueValue == bytes(4))
+        #expect(receipt.sha1Hash == bytes(5))
         let texts = [try text(app, 0), try text(app, 2), try text(app, 3), try text(app, 19)]
         #expect([receipt.receiptType, receipt.bundleId, receipt.appVersion, receipt.originalAppVersion] == texts)
         let dates = [try date(app, 12), try date(app, 18), try date(app, 21)]

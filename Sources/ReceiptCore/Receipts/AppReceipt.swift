@@ -15,11 +15,23 @@ public struct AppReceipt: Sendable {
     public var appItemId: Int64?
     public var bundleId: String?
     /// The bundle-id attribute's value bytes (the DER UTF8String, tag and length included): the
-    /// device-hash input.
-    public var bundleIdData: [UInt8]
+    /// device-hash input. Copied out of `payload` when asked for.
+    public var bundleIdData: [UInt8] {
+        get { bundleIdBytes.value(in: payload) ?? [] }
+        set { bundleIdBytes.set(newValue) }
+    }
     public var appVersion: String?
-    public var opaqueValue: [UInt8]?
-    public var sha1Hash: [UInt8]?
+    /// Field 4, copied out of `payload` when asked for.
+    public var opaqueValue: [UInt8]? {
+        get { opaqueBytes.value(in: payload) }
+        set { opaqueBytes.set(newValue) }
+    }
+    /// Field 5, copied out of `payload` when asked for.
+    public var sha1Hash: [UInt8]? {
+        get { hashBytes.value(in: payload) }
+        set { hashBytes.set(newValue) }
+    }
+    private var bundleIdBytes: PayloadBytes, opaqueBytes: PayloadBytes, hashBytes: PayloadBytes
     public var transactionDate: Date?
     public var fulfillmentToolVersion: Int64?
     public var ageRating: String?
@@ -78,9 +90,9 @@ public struct AppReceipt: Sendable {
             (decoded.receiptType, decoded.appItemId, decoded.bundleId, decoded.appVersion, decoded.transactionDate,
              decoded.fulfillmentToolVersion, decoded.ageRating, decoded.developerId, decoded.creationDate, decoded.downloadId,
              decoded.installerVersionId, decoded.originalPurchaseDate, decoded.originalAppVersion, decoded.expirationDate, decoded.inApp)
-        bundleIdData = decoded.bundleIdRange.map { Array(payload[$0]) } ?? []
-        opaqueValue = decoded.opaqueRange.map { Array(payload[$0]) }
-        sha1Hash = decoded.hashRange.map { Array(payload[$0]) }
+        bundleIdBytes = PayloadBytes(decoded.bundleIdRange)
+        opaqueBytes = PayloadBytes(decoded.opaqueRange)
+        hashBytes = PayloadBytes(decoded.hashRange)
     }
 
     /// The typed app-level fields, filled attribute by attribute.
