@@ -3,6 +3,17 @@ public struct ASN1Tag: Hashable, Sendable, CustomStringConvertible {
     /// The four ASN.1 tag classes.
     public enum TagClass: UInt8, Sendable {
         case universal = 0, application = 1, contextSpecific = 2, `private` = 3
+
+        /// The class an identifier octet names in its top two bits.
+        @inline(__always)
+        static func of(identifier: UInt8) -> TagClass {
+            switch identifier >> 6 {
+            case 0: return .universal
+            case 1: return .application
+            case 2: return .contextSpecific
+            default: return .private
+            }
+        }
     }
 
     public let tagClass: TagClass

@@ -31,6 +31,7 @@ struct DERCursor {
     var isAtEnd: Bool { position >= end }
 
     /// Reads the next value, or returns nil at the end of the region.
+    @inline(__always)
     mutating func readIfPresent() throws -> TLV? {
         guard position < end else { return nil }
         let tlv = try TLVScanner.scan(bytes, at: position, end: end, depth: depth, maxDepth: maxDepth)
@@ -39,6 +40,7 @@ struct DERCursor {
     }
 
     /// Reads the next value; fails with `truncated` when none is left.
+    @inline(__always)
     mutating func read(_ what: @autoclosure () -> String) throws -> TLV {
         guard let value = try readIfPresent() else {
             throw ReceiptError(.truncated, "\(what()): input ends at byte \(position) where a value was expected")
@@ -47,6 +49,7 @@ struct DERCursor {
     }
 
     /// Reads the next value and checks its tag (`ASN1Node.expect`'s message).
+    @inline(__always)
     mutating func read(_ tag: ASN1Tag, _ what: @autoclosure () -> String) throws -> TLV {
         let value = try read(what())
         guard value.tag == tag else {
@@ -77,7 +80,7 @@ struct DERCursor {
 
     /// Whether `value` is an OBJECT IDENTIFIER equal to `oid`.
     func isObjectIdentifier(_ value: TLV, _ oid: OID) -> Bool {
-        value.tag == .objectIdentifier && content(value).elementsEqual(oid.encoded)
+        value.tag == .objectIdentifier && oid.isEncoded(by: content(value))
     }
 
     /// The octets of an OCTET STRING this cursor read, joining the segments of BER's constructed

@@ -1,3 +1,5 @@
+import Foundation
+
 /// An ASN.1 OBJECT IDENTIFIER kept in its encoded form, so matching one is a byte comparison.
 public struct OID: Hashable, Sendable, CustomStringConvertible {
     /// The content octets of the encoding (no tag, no length).
@@ -28,6 +30,15 @@ public struct OID: Hashable, Sendable, CustomStringConvertible {
     }
 
     public var description: String { dotted }
+
+    /// Whether `content` (the content octets of an OBJECT IDENTIFIER) is this OID.
+    @inline(__always)
+    func isEncoded(by content: UnsafeBufferPointer<UInt8>) -> Bool {
+        encoded.count == content.count && encoded.withUnsafeBufferPointer { mine in
+            guard let a = mine.baseAddress, let b = content.baseAddress else { return true }  // both empty
+            return memcmp(a, b, content.count) == 0
+        }
+    }
 
     /// The dotted form of encoded OID content octets.
     static func dotted(_ content: ArraySlice<UInt8>, what: String) throws -> String {

@@ -34,7 +34,7 @@ enum TLVScanner {
                     cursor += 2
                 }
                 if length >= 0, length <= end - cursor {
-                    let tag = ASN1Tag(ASN1Tag.TagClass(rawValue: first >> 6) ?? .universal, UInt32(first & 0x1F), constructed: first & 0x20 != 0)
+                    let tag = ASN1Tag(.of(identifier: first), UInt32(first & 0x1F), constructed: first & 0x20 != 0)
                     return TLV(tag: tag, headerStart: position, contentStart: cursor, contentEnd: cursor + length,
                                end: cursor + length, isIndefinite: false)
                 }
@@ -102,7 +102,7 @@ enum TLVScanner {
         }
         let first = bytes[cursor]
         cursor += 1
-        let tagClass = ASN1Tag.TagClass(rawValue: first >> 6) ?? .universal
+        let tagClass = ASN1Tag.TagClass.of(identifier: first)
         let constructed = first & 0x20 != 0
         var number = UInt32(first & 0x1F)
         if number == 0x1F {

@@ -136,7 +136,9 @@ public struct SignerInfo: Sendable {
         }
         let digestOID = try SignerInfo.algorithm(try fields.read(.sequence, "\(what) digestAlgorithm"), fields, bytes, what: what)
         digestOIDContent = digestOID
-        digest = digestOID.elementsEqual(OID.sha1.encoded) ? .sha1 : digestOID.elementsEqual(OID.sha256.encoded) ? .sha256 : nil
+        digest = digestOID.withUnsafeBufferPointer { content in
+            OID.sha1.isEncoded(by: content) ? .sha1 : OID.sha256.isEncoded(by: content) ? .sha256 : nil
+        }
         var signedAttributes: [UInt8]?
         var messageDigest: [UInt8]?
         if let attributes = try fields.readOptional(.context(0, constructed: true)) {

@@ -15,11 +15,23 @@ public struct AppReceipt: Sendable {
     public var appItemId: Int64?
     public var bundleId: String?
     /// The bundle-id attribute's value bytes (the DER UTF8String, tag and length included): the
-    /// device-hash input.
-    public var bundleIdData: [UInt8]
+    /// device-hash input. Copied out of `payload` when asked for.
+    public var bundleIdData: [UInt8] {
+        get { bundleIdBytes.value(in: payload) ?? [] }
+        set { bundleIdBytes.set(newValue) }
+    }
     public var appVersion: String?
-    public var opaqueValue: [UInt8]?
-    public var sha1Hash: [UInt8]?
+    /// Field 4, copied out of `payload` when asked for.
+    public var opaqueValue: [UInt8]? {
+        get { opaqueBytes.value(in: payload) }
+        set { opaqueBytes.set(newValue) }
+    }
+    /// Field 5, copied out of `payload` when asked for.
+    public var sha1Hash: [UInt8]? {
+        get { hashBytes.value(in: payload) }
+        set { hashBytes.set(newValue) }
+    }
+    private var bundleIdBytes: PayloadBytes, opaqueBytes: PayloadBytes, hashBytes: PayloadBytes
     public var transactionDate: Date?
     public var fulfillmentToolVersion: Int64?
     public var ageRating: String?
@@ -69,7 +81,7 @@ public struct AppReceipt: Sendable {
                 cursor = tlv.end
                 let field = try ReceiptAttribute.read(bytes, tlv, depth: 1, { what })
                 attributes.append(field)
-                try decoded.take(field, bytes)
+                try decoded.take(field, bytes, end: set.contentEnd)
             }
         }
         self.attributes = attributes
@@ -78,9 +90,9 @@ public struct AppReceipt: Sendable {
             (decoded.receiptType, decoded.appItemId, decoded.bundleId, decoded.appVersion, decoded.transactionDate,
              decoded.fulfillmentToolVersion, decoded.ageRating, decoded.developerId, decoded.creationDate, decoded.downloadId,
              decoded.installerVersionId, decoded.originalPurchaseDate, decoded.originalAppVersion, decoded.expirationDate, decoded.inApp)
-        bundleIdData = decoded.bundleIdRange.map { Array(payload[$0]) } ?? []
-        opaqueValue = decoded.opaqueRange.map { Array(payload[$0]) }
-        sha1Hash = decoded.hashRange.map { Array(payload[$0]) }
+        bundleIdBytes = PayloadBytes(decoded.bundleIdRange)
+        opaqueBytes = PayloadBytes(decoded.opaqueRange)
+        hashBytes = PayloadBytes(decoded.hashRange)
     }
 
     /// The typed app-level fields, filled attribute by attribute.
@@ -92,11 +104,13 @@ public struct AppReceipt: Sendable {
         var originalAppVersion: String?, expirationDate: Date?
         var inApp: [InAppPurchase] = []
 
-        mutating func take(_ field: ReceiptAttribute, _ bytes: UnsafeBufferPointer<UInt8>) throws {
+        /// Takes `field`, one of the attributes of the SET ending at `end`.
+        mutating func take(_ field: ReceiptAttribute, _ bytes: UnsafeBufferPointer<UInt8>, end: Int) throws {
             // Built only when an error needs it.
             func name() -> String { "unified receipt: field \(field.type) (\(ReceiptFieldNames.app[field.type] ?? "unknown"))" }
             switch field.type {
-            case 0: receiptType = try field.string(bytes, name)
+            // The long values as literals: no String to allocate (the short ones fit in place).
+            case 0: receiptType = try field.string(bytes, reusing: "ProductionSandbox", "ProductionVPPSandbox", name)
             case 1: appItemId = try field.integer(bytes, name)
             case 2:
                 bundleId = try field.string(bytes, name)
@@ -115,7 +129,14 @@ public struct AppReceipt: Sendable {
                 guard inApp.count < AppReceipt.maxPurchases else {
                     throw ReceiptError(.tooLarge, "unified receipt: more than \(AppReceipt.maxPurchases) in-app purchases")
                 }
-                inApp.append(try InAppPurchase(bytes, field, index: inApp.count))
+                if inApp.isEmpty {
+                    // Room for as many purchases of this one's size as the rest of the SET could hold.
+                    let size = max(field.valueRange.upperBound - field.offset, 1)
+                    inApp.reserveCapacity(min((end - field.offset) / size + 1, AppReceipt.maxPurchases))
+                }
+                let last = inApp.count - 1
+                let previous = last < 0 ? (nil, nil) : (inApp[last].productId, inApp[last].originalTransactionId)
+                inApp.append(try InAppPurchase(bytes, field, index: inApp.count, previous: previous))
             case 18: originalPurchaseDate = try field.date(bytes, name)
             case 19: originalAppVersion = try field.string(bytes, name)
             case 21: expirationDate = try field.date(bytes, name)

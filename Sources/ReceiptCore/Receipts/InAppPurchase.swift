@@ -30,8 +30,10 @@ public struct InAppPurchase: Sendable {
         attributes.filter { ReceiptFieldNames.inApp[$0.type] == nil }
     }
 
-    /// Decodes the SET inside an attribute-17 value.
-    init(_ bytes: UnsafeBufferPointer<UInt8>, _ attribute: ReceiptAttribute, index: Int) throws {
+    /// Decodes the SET inside an attribute-17 value. `previous` is the purchase before it, whose
+    /// product id and original transaction id a renewal repeats (reused, not made again).
+    init(_ bytes: UnsafeBufferPointer<UInt8>, _ attribute: ReceiptAttribute, index: Int,
+         previous: (productId: String?, originalTransactionId: String?) = (nil, nil)) throws {
         func what() -> String { "unified receipt: in_app[\(index)]" }
         guard let set = try attribute.inner(bytes, { "\(what()) (field 17)" }) else {
             throw ReceiptError(.missingField, "\(what()) (field 17) at byte \(attribute.offset) is empty")
@@ -54,10 +56,10 @@ public struct InAppPurchase: Sendable {
             func name() -> String { "\(what()) field \(field.type) (\(ReceiptFieldNames.inApp[field.type] ?? "unknown"))" }
             switch field.type {
             case 1701: quantity = try field.integer(bytes, name)
-            case 1702: productId = try field.string(bytes, name)
-            case 1703: transactionId = try field.string(bytes, name)
+            case 1702: productId = try field.string(bytes, reusing: previous.productId, nil, name)
+            case 1703: transactionId = try field.string(bytes, reusing: originalTransactionId, nil, name)
             case 1704: purchaseDate = try field.date(bytes, name)
-            case 1705: originalTransactionId = try field.string(bytes, name)
+            case 1705: originalTransactionId = try field.string(bytes, reusing: transactionId, previous.originalTransactionId, name)
             case 1706: originalPurchaseDate = try field.date(bytes, name)
             case 1707: productTypeCode = try field.integer(bytes, name)
             case 1708: expiresDate = try field.date(bytes, name)

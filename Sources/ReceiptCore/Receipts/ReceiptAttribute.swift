@@ -95,6 +95,7 @@ public struct ReceiptAttribute: Sendable {
     }
 
     /// The DER value inside the OCTET STRING, or nil when the string is empty.
+    @inline(__always)
     func inner(_ bytes: UnsafeBufferPointer<UInt8>, _ what: () -> String) throws -> TLV? {
         guard !valueRange.isEmpty else { return nil }
         do {
@@ -111,13 +112,25 @@ public struct ReceiptAttribute: Sendable {
 
     /// A text field: UTF8String, IA5String or PrintableString inside. Empty text is nil.
     func string(_ bytes: UnsafeBufferPointer<UInt8>, _ what: () -> String) throws -> String? {
+        try string(bytes, reusing: nil, nil, what)
+    }
+
+    /// `string`, answering with `first` or `second` when the text is exactly theirs: a value a
+    /// receipt repeats (the product id of every renewal, an original transaction id) is then
+    /// the String already made, not a new allocation. Same values, same errors.
+    func string(_ bytes: UnsafeBufferPointer<UInt8>, reusing first: String?, _ second: String?,
+                _ what: () -> String) throws -> String? {
         guard let tlv = try textTLV(bytes, what) else { return nil }
-        guard let text = UTF8Text.validated(UnsafeBufferPointer(rebasing: bytes[tlv.contentStart..<tlv.contentEnd])) else {
+        let content = UnsafeBufferPointer(rebasing: bytes[tlv.contentStart..<tlv.contentEnd])
+        if let first, UTF8Text.isText(first, content) { return first }
+        if let second, UTF8Text.isText(second, content) { return second }
+        guard let text = UTF8Text.validated(content) else {
             throw ReceiptError(.badUTF8, "\(what()) at byte \(tlv.contentStart): string is not valid UTF-8")
         }
         return text
     }
 
+    @inline(__always)
     private func textTLV(_ bytes: UnsafeBufferPointer<UInt8>, _ what: () -> String) throws -> TLV? {
         guard let tlv = try inner(bytes, what) else { return nil }
         switch tlv.tag {

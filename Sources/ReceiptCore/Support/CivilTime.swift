@@ -41,6 +41,7 @@ public struct CivilTime: Equatable, Sendable {
     }
 
     /// Whether every field is in range for its month (leap years included).
+    @inline(__always)
     public var isValid: Bool {
         guard (1...12).contains(month), (0...23).contains(hour), (0...59).contains(minute),
               (0...60).contains(second), day >= 1 else { return false }
@@ -55,6 +56,7 @@ public struct CivilTime: Equatable, Sendable {
     }
 
     /// Days since 1970-01-01 of the date part (Howard Hinnant's days_from_civil).
+    @inline(__always)
     var daysSinceEpoch: Int {
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400
@@ -67,6 +69,7 @@ public struct CivilTime: Equatable, Sendable {
 
     /// The instant these UTC fields name.
     /// Whole seconds since 1970-01-01T00:00:00Z.
+    @inline(__always)
     public var secondsSinceEpoch: Int64 {
         Int64(daysSinceEpoch) * 86_400 + Int64(hour * 3600 + minute * 60 + second)
     }

@@ -12,19 +12,11 @@ public enum RFC3339 {
 
     static func parse(bytes b: UnsafeBufferPointer<UInt8>) -> Date? {
         guard b.count >= 20 else { return nil }
-        func digits(_ from: Int, _ count: Int) -> Int? {
-            var value = 0
-            for i in from..<(from + count) {
-                let c = b[i]
-                guard c >= 48 && c <= 57 else { return nil }
-                value = value * 10 + Int(c - 48)
-            }
-            return value
-        }
-        guard let year = digits(0, 4), b[4] == 45, let month = digits(5, 2), b[7] == 45,
-              let day = digits(8, 2), b[10] == 84 || b[10] == 116 || b[10] == 32,
-              let hour = digits(11, 2), b[13] == 58, let minute = digits(14, 2), b[16] == 58,
-              let second = digits(17, 2) else { return nil }
+        // The fixed part, `yyyy-mm-ddThh:mm:ss`, read without optionals (-1: not all digits).
+        let year = number(b, 0, 4), month = number(b, 5, 2), day = number(b, 8, 2)
+        let hour = number(b, 11, 2), minute = number(b, 14, 2), second = number(b, 17, 2)
+        guard year >= 0, b[4] == 45, month >= 0, b[7] == 45, day >= 0, b[10] == 84 || b[10] == 116 || b[10] == 32,
+              hour >= 0, b[13] == 58, minute >= 0, b[16] == 58, second >= 0 else { return nil }
         var i = 19
         var nanos = 0
         if b[i] == 46 {  // '.'
@@ -47,10 +39,14 @@ public enum RFC3339 {
         case 43, 45:  // + -
             let sign = b[i] == 45 ? -1 : 1
             i += 1
-            guard b.count - i >= 4, let hh = digits(i, 2) else { return nil }
+            guard b.count - i >= 4 else { return nil }
+            let hh = number(b, i, 2)
+            guard hh >= 0 else { return nil }
             i += 2
             if b[i] == 58 { i += 1 }
-            guard b.count - i >= 2, let mm = digits(i, 2), hh < 24, mm < 60 else { return nil }
+            guard b.count - i >= 2 else { return nil }
+            let mm = number(b, i, 2)
+            guard mm >= 0, hh < 24, mm < 60 else { return nil }
             i += 2
             offset = sign * (hh * 3600 + mm * 60)
         default:
@@ -63,6 +59,19 @@ public enum RFC3339 {
         let seconds: Int64 = civil.secondsSinceEpoch - Int64(offset)
         let millis: Int64 = Int64(nanos / 1_000_000)
         return instant(milliseconds: seconds * 1000 + millis)
+    }
+
+    /// The decimal number in the `count` octets from `from` (in bounds), or -1 when one of them
+    /// is not an ASCII digit.
+    @inline(__always)
+    private static func number(_ b: UnsafeBufferPointer<UInt8>, _ from: Int, _ count: Int) -> Int {
+        var value = 0
+        for i in from..<(from + count) {
+            let digit = b[i] &- 48
+            guard digit < 10 else { return -1 }
+            value = value * 10 + Int(digit)
+        }
+        return value
     }
 
     /// UNIX milliseconds from 0000-01-01 to 9999-12-31T23:59:59.999Z: the dates an artefact may
