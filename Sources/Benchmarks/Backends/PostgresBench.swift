@@ -66,7 +66,7 @@ enum PostgresBench {
     }
 
     /// Starts `count` workers on `location`, waits until each is ready, lets them go at once and
-    /// returns the transactions they recorded and the seconds from go to the last one done.
+    /// returns the transactions they recorded and the seconds from go to the last one's `done`.
     static func importFromProcesses(_ count: Int, location: String, receipts: Int, batch: Int) throws -> (Int64, Double) {
         let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]  // not Linux: argv[0]
         var workers: [(process: Process, input: Pipe, output: Pipe)] = []
@@ -86,16 +86,19 @@ enum PostgresBench {
         }
         let start = ContinuousClock.now
         for worker in workers { worker.input.fileHandleForWriting.write(Data("go\n".utf8)) }
+        // The import ends with the last `done`: a worker's exit after it (removing its receipt
+        // files, closing its sessions) is not import time.
+        let lines = workers.map { readLine($0.output) ?? "" }
+        let seconds = LedgerBenchCases.seconds(ContinuousClock.now - start)
         var transactions: Int64 = 0
-        for worker in workers {
-            let line = readLine(worker.output) ?? ""
+        for (worker, line) in zip(workers, lines) {
             worker.process.waitUntilExit()
             guard worker.process.terminationStatus == 0, line.hasPrefix("done "), let recorded = Int64(line.dropFirst(5)) else {
                 throw BenchmarkError.ledger("a bench worker failed (exit \(worker.process.terminationStatus)): \(line)")
             }
             transactions += recorded
         }
-        return (transactions, LedgerBenchCases.seconds(ContinuousClock.now - start))
+        return (transactions, seconds)
     }
 
     /// One line from a worker's output, without its newline; nil at the end.
