@@ -12,6 +12,7 @@ import ReceiptCore
 /// An error `report` throws stops the import there; the batch after the last one reported may
 /// have been written already (repeating an import is safe: each artefact is recorded once).
 final class ImportLanes: @unchecked Sendable {
+    private let batches: Int
     // Every field below is read and written under `condition`'s lock.
     private let condition = NSCondition()
     private var locked: [Bool]
@@ -21,6 +22,7 @@ final class ImportLanes: @unchecked Sendable {
     private var running = 0
 
     init(batches: Int) {
+        self.batches = batches
         locked = Array(repeating: false, count: batches)
         outcomes = Array(repeating: nil, count: batches)
     }
@@ -33,7 +35,7 @@ final class ImportLanes: @unchecked Sendable {
         condition.unlock()
         let thread = Thread { [self] in
             var batch = lane
-            while batch < locked.count, mayStart(batch) {
+            while batch < batches, mayStart(batch) {
                 let result = write(batch)
                 finished(batch, result)
                 batch += 2
