@@ -57,30 +57,58 @@ struct EntitlementCacheTests {
         #expect(legacy.map { $0.string("customer_id") } == ["customer-3"])
     }
 
-    @Test func aChangeThroughAnotherConnectionBetweenBatchesIsSeen() throws {
-        let f = try LedgerFixture()
-        // Two production receipts, then two from the sandbox.
-        let receipts = try (0..<4).map { index in
-            (bytes: try f.receipt([LedgerFixture.purchase(String(21_000 + index), bought: "2025-05-0\(index + 1)T00:00:00Z")],
-                                  type: index < 2 ? "Production" : "ProductionSandbox", created: "2025-05-1\(index)T00:00:00Z"),
-             customer: "customer-3")
+    /// Two production receipts for customer-3, then two from the sandbox.
+    static func productionThenSandbox(_ f: LedgerFixture) throws -> [PurchaseLedger.ImportItem] {
+        try (0..<4).map { index in
+            PurchaseLedger.ImportItem(bytes: try f.receipt([LedgerFixture.purchase(String(21_000 + index), bought: "2025-05-0\(index + 1)T00:00:00Z")],
+                                                           type: index < 2 ? "Production" : "ProductionSandbox",
+                                                           created: "2025-05-1\(index)T00:00:00Z"),
+                                      customer: "customer-3", source: "test")
         }
-        let other = try SQLiteDatabase(path: f.path)
-        let otherLedger = PurchaseLedger(database: other, configuration: LedgerFixture.configuration, verifier: f.ledger.verifier,
-                                         clock: { f.now })
-        try f.ledger.importStream(count: receipts.count, batchSize: 2, operatorName: "mei", item: { index in
-            PurchaseLedger.ImportItem(bytes: receipts[index].bytes, customer: receipts[index].customer, source: "test")
-        }, report: { index, _ in
-            // After the first batch another operator marks the customer a tester: the sandbox
-            // purchases of the second batch grant, which its refresh must know.
-            if index == 1 { _ = try otherLedger.addCustomer("customer-3", isTester: true, operatorName: "ana") }
-        })
+    }
+
+    /// customer-3's stored entitlement rows are the ones computed from the database afresh, and
+    /// the two sandbox purchases grant (the customer became a tester after the first two).
+    static func expectTesterRows(_ f: LedgerFixture) throws {
         let recomputed = try f.ledger.entitlements("customer-3", now: f.now)
             .flatMap { state in state.sources.map { EntitlementRow(state, $0) } }
         let stored = try EntitlementRowWriter(database: f.database, customerId: "customer-3", now: f.now).storedRows()
         #expect(Set(stored.map(\.key)) == Set(recomputed.map(\.key)))
         for row in recomputed { #expect(stored.first { $0.key == row.key } == row, "\(row.key)") }
-        #expect(recomputed.filter { $0.flags.contains("sandbox") && $0.active }.count == 2, "sandbox purchases grant for a tester")
+        #expect(stored.filter { $0.flags.contains("sandbox") && $0.active }.count == 2, "sandbox purchases grant for a tester")
+    }
+
+    @Test func aChangeThroughAnotherConnectionBetweenBatchesIsSeen() throws {
+        let f = try LedgerFixture()
+        let receipts = try Self.productionThenSandbox(f)
+        let other = try SQLiteDatabase(path: f.path)
+        let otherLedger = PurchaseLedger(database: other, configuration: LedgerFixture.configuration, verifier: f.ledger.verifier,
+                                         clock: { f.now })
+        try f.ledger.importStream(count: receipts.count, batchSize: 2, operatorName: "mei", item: { receipts[$0] }, report: { index, _ in
+            // After the first batch another operator marks the customer a tester: the sandbox
+            // purchases of the second batch grant, which its refresh must know.
+            if index == 1 { _ = try otherLedger.addCustomer("customer-3", isTester: true, operatorName: "ana") }
+        })
+        try Self.expectTesterRows(f)
+    }
+
+    @Test func aChangeThroughTheSameLedgerBetweenBatchesIsSeen() throws {
+        let f = try LedgerFixture()
+        let receipts = try Self.productionThenSandbox(f)
+        // The same connection: SQLite's data_version does not move; its change count does.
+        try f.ledger.importStream(count: receipts.count, batchSize: 2, operatorName: "mei", item: { receipts[$0] }, report: { index, _ in
+            if index == 1 { _ = try f.ledger.addCustomer("customer-3", isTester: true, operatorName: "ana") }
+        })
+        try Self.expectTesterRows(f)
+    }
+
+    @Test func aChangeThroughTheSameLedgerBetweenStreamsIsSeen() throws {
+        let f = try LedgerFixture()
+        let receipts = try Self.productionThenSandbox(f)
+        try f.ledger.importStream(count: 2, batchSize: 2, operatorName: "mei", item: { receipts[$0] }, report: { _, _ in })
+        _ = try f.ledger.addCustomer("customer-3", isTester: true, operatorName: "ana")
+        try f.ledger.importStream(count: 2, batchSize: 2, operatorName: "mei", item: { receipts[2 + $0] }, report: { _, _ in })
+        try Self.expectTesterRows(f)
     }
 
     @Test func aBatchThatFailsHalfwayIsNotRemembered() throws {

@@ -191,6 +191,11 @@ public final class SQLiteDatabase: SQLDatabase {
         try queryFirst("PRAGMA data_version", [])?.int("data_version")
     }
 
+    /// How many rows this connection has inserted, updated or deleted since it opened (SQLite's
+    /// `total_changes`, triggers included; a rolled-back change still counts): unchanged means this
+    /// connection changed nothing in between.
+    func totalChanges() -> Int64 { sqlite3_total_changes64(handle) }
+
     /// `PRAGMA integrity_check`: "ok", or the first problems SQLite found.
     public func integrityCheck() throws -> [String] {
         try query("PRAGMA integrity_check", []).compactMap { $0.string("integrity_check") }

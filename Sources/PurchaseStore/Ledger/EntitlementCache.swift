@@ -7,10 +7,12 @@ import ReceiptCore
 /// applied to it as they are written (`recorded`, `storedReceipt`).
 ///
 /// It is only an optimisation, and is dropped whenever it might be wrong: at the start of each
-/// batch when another connection has committed since (SQLite's `data_version`), after any batch
-/// that failed, and for batches that run with a savepoint per artefact (a rolled-back savepoint
-/// would leave records here that the database does not hold). A customer it does not know is
-/// read from the database as always.
+/// batch when another connection has committed since (SQLite's `data_version`) or this one has
+/// changed a row since the last batch committed (SQLite's `total_changes`: a change made between
+/// batches through the ledger's own connection, in `report` say), after any batch that
+/// failed, and for batches that run with a savepoint per artefact (a rolled-back savepoint would
+/// leave records here that the database does not hold). A customer it does not know is read from
+/// the database as always. It is consulted only while a batch is applied.
 final class EntitlementCache {
     struct Entry {
         var input: EntitlementInput
@@ -29,18 +31,29 @@ final class EntitlementCache {
     private var newFacts: [String: AppPurchaseFacts] = [:]
     /// The database's `data_version` when this connection last looked, nil when unknown.
     private var dataVersion: Int64?
+    /// The rows this connection had changed when the last batch committed, nil when unknown.
+    private var changes: Int64?
 
     init(budget: Int = 100_000) {
         self.budget = budget
     }
 
     /// At the start of a batch, inside its write transaction: everything is forgotten when the
-    /// database changed through another connection since the last batch (or cannot tell).
-    func beginBatch(dataVersion: Int64?) {
-        if dataVersion == nil || dataVersion != self.dataVersion { removeEntries() }
+    /// database changed since the last batch committed, through another connection (`dataVersion`
+    /// differs) or through this one (`changes`, this connection's count of changed rows, differs),
+    /// or when either cannot tell.
+    func beginBatch(dataVersion: Int64?, changes: Int64?) {
+        if dataVersion == nil || dataVersion != self.dataVersion || changes == nil || changes != self.changes { removeEntries() }
         self.dataVersion = dataVersion
+        self.changes = nil  // until this batch commits
         newTransactions.removeAll()
         newFacts.removeAll()
+    }
+
+    /// After the batch committed: `changes` is this connection's count of changed rows, with the
+    /// batch's own writes, which the entries already hold.
+    func endBatch(changes: Int64?) {
+        self.changes = changes
     }
 
     /// Forgets everything (a batch failed, or ran with savepoints).
@@ -49,6 +62,7 @@ final class EntitlementCache {
         newTransactions.removeAll()
         newFacts.removeAll()
         dataVersion = nil
+        changes = nil
     }
 
     /// A transaction just recorded for `customer`, with the values written, as reading it back
@@ -87,7 +101,11 @@ final class EntitlementCache {
 
     /// What a refresh of `customer` read (or was given) and wrote.
     func store(_ customer: String, input: EntitlementInput, rows: [EntitlementRow]) {
-        let entry = Entry(input: input, rows: rows)
+        // Copied to arrays of their exact size: grown by appending, they hold up to twice the
+        // room, and the entries can stay for the whole stream.
+        var input = input
+        input.transactions = input.transactions.withUnsafeBufferPointer { Array($0) }
+        let entry = Entry(input: input, rows: rows.withUnsafeBufferPointer { Array($0) })
         if let replaced = entries.removeValue(forKey: customer) { held -= replaced.size }
         // Over budget, the oldest knowledge goes first: everything, to be read back as needed.
         if held + entry.size > budget { removeEntries() }

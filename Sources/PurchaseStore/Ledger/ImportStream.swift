@@ -29,12 +29,16 @@ extension PurchaseLedger {
         let pipeline = preparingPipeline(count: count, lookahead: 2 * size, operatorName: operatorName, item: item)
         defer { pipeline.finish() }
         // Where this connection is the only writer during a batch (SQLite), what each batch
-        // refreshed is kept for the next: a customer imported again need not be read back.
-        if database.dialect.exclusiveWriteTransactions { entitlementCache = EntitlementCache(budget: entitlementCacheBudget) }
-        defer { entitlementCache = nil }
+        // refreshed is kept for the next: a customer imported again need not be read back. It is
+        // attached only while a batch is applied: a change `report` makes through this ledger
+        // neither reads nor updates it (the next batch sees this connection's change count moved
+        // and forgets it).
+        let kept = database.dialect.exclusiveWriteTransactions ? EntitlementCache(budget: entitlementCacheBudget) : nil
         for start in stride(from: 0, to: count, by: size) {
             let batch = start..<min(start + size, count)
+            entitlementCache = kept
             let outcomes = batchOutcomes(batch, pipeline)
+            entitlementCache = nil
             pipeline.release(below: batch.upperBound)
             for (offset, outcome) in outcomes.enumerated() { try report(batch.lowerBound + offset, outcome) }
         }
@@ -87,10 +91,13 @@ extension PurchaseLedger {
             return try database.writeTransaction { try applyBatch(count: batch.count, item, isolated: true, firstIndex: batch.lowerBound) }
         }
         do {
-            return try database.writeTransaction {
-                entitlementCache?.beginBatch(dataVersion: try (database as? SQLiteDatabase)?.dataVersion())
+            let sqlite = database as? SQLiteDatabase
+            let outcomes = try database.writeTransaction {
+                entitlementCache?.beginBatch(dataVersion: try sqlite?.dataVersion(), changes: sqlite?.totalChanges())
                 return try applyBatch(count: batch.count, item, isolated: false, firstIndex: batch.lowerBound)
             }
+            entitlementCache?.endBatch(changes: sqlite?.totalChanges())
+            return outcomes
         } catch let failure as BatchItemWriteFailed {
             entitlementCache?.forgetAll()
             // An artefact failed after it began writing, so the whole batch was rolled back: apply

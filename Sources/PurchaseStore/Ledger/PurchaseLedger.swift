@@ -13,7 +13,8 @@ public final class PurchaseLedger {
     /// change stores, audits and refreshes at the very instant it read, and never at a stored
     /// instant rounded past it.
     let clock: () -> Date
-    /// Set while `importStream` runs on SQLite, and during each PostgreSQL batch (see `EntitlementCache`).
+    /// Set while `importStream` applies a batch on SQLite, and during each PostgreSQL batch (see
+    /// `EntitlementCache`); nil otherwise, so that no other change reads it.
     var entitlementCache: EntitlementCache?
     /// Set during a PostgreSQL batch import: what its imports read, read ahead (see `ImportSnapshot`).
     var importSnapshot: ImportSnapshot?
