@@ -112,7 +112,7 @@ extension PurchaseLedger {
         for (lane, session) in [(0, sessions.0), (1, sessions.1)] {
             let ledger = PurchaseLedger(database: session, configuration: configuration, verifier: verifier, clock: clock)
             ledger.entitlementCacheBudget = entitlementCacheBudget
-            let writer = LaneWriter(ledger: ledger, key: key, size: size, count: count, lanes: lanes, pipeline: pipeline)
+            let writer = LaneWriter(ledger: ledger, session: session, key: key, size: size, count: count, lanes: lanes, pipeline: pipeline)
             lanes.start(lane: lane, name: "receiptdesk import lane \(lane)") { batch in writer.write(batch) }
         }
         defer { lanes.stop() }
@@ -125,33 +125,28 @@ extension PurchaseLedger {
     }
 }
 
-/// One lane of `ImportLanes`: its ledger (and session) and how it writes a batch.
+/// One lane of `ImportLanes`: its ledger (over `session`) and how it writes a batch.
 private final class LaneWriter: @unchecked Sendable {
     let ledger: PurchaseLedger
+    let session: PostgresDatabase
     let key: Int32
     let size: Int
     let count: Int
     let lanes: ImportLanes
     let pipeline: ImportPipeline<Result<PurchaseLedger.PreparedImport, Error>>
 
-    init(ledger: PurchaseLedger, key: Int32, size: Int, count: Int, lanes: ImportLanes,
+    init(ledger: PurchaseLedger, session: PostgresDatabase, key: Int32, size: Int, count: Int, lanes: ImportLanes,
          pipeline: ImportPipeline<Result<PurchaseLedger.PreparedImport, Error>>) {
-        (self.ledger, self.key, self.size, self.count, self.lanes, self.pipeline) = (ledger, key, size, count, lanes, pipeline)
+        (self.ledger, self.session, self.key, self.size, self.count, self.lanes, self.pipeline) = (ledger, session, key, size, count, lanes, pipeline)
     }
 
     func write(_ batch: Int) -> [Result<ImportResult, Error>] {
         let range = batch * size..<min((batch + 1) * size, count)
-        guard let postgres = ledger.database as? PostgresDatabase else { return ledger.batchOutcomes(range, pipeline) }
         let customers = range.compactMap { try? pipeline.value($0).get().customerId }
-        do {
-            try postgres.beginImportTurn(ImportTurn(key: key, batch: batch), customers: customers)
-        } catch {
-            lanes.didLock(batch)
-            postgres.endImportTurn()
-            return PurchaseLedger.failures(range, pipeline, error)
-        }
-        lanes.didLock(batch)
-        defer { postgres.endImportTurn() }
+        let turn = Result { try session.beginImportTurn(ImportTurn(key: key, batch: batch), customers: customers) }
+        lanes.didLock(batch)  // its locks held, or not taken: the next batch may take its own
+        defer { session.endImportTurn() }
+        if case .failure(let error) = turn { return PurchaseLedger.failures(range, pipeline, error) }
         return ledger.batchOutcomes(range, pipeline)
     }
 }

@@ -21,6 +21,17 @@ struct ImportTurn {
 }
 
 extension PostgresDatabase {
+    /// Another session on the same database, opened as this one was (same server, user, schema,
+    /// settings), for an import lane. Not migrated again: this session's opening did that.
+    func openSibling() throws -> PostgresDatabase {
+        let sibling = try PostgresDatabase(connection: try connection.sibling(), readOnly: isReadOnly)
+        sibling.coalescesWrites = coalescesWrites
+        return sibling
+    }
+
+    /// This session's server process id (the class of its import's turn locks).
+    var backendProcessID: Int32 { connection.backendPID }
+
     /// Takes batch `turn.batch`'s locks (see `ImportTurn`), waiting for the batch before it on the
     /// customers they share; outside a transaction, held until `endImportTurn`.
     func beginImportTurn(_ turn: ImportTurn, customers: [String]) throws {

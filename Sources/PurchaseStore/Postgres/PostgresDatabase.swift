@@ -65,8 +65,6 @@ public final class PostgresDatabase: SQLDatabase {
     var pipelinesWrites = false
     /// Set while this session writes a batch of an import written on two sessions (`ImportTurn`).
     var importTurn: ImportTurn?
-    /// This session's server process id (the class of its import's turn locks).
-    var backendProcessID: Int32 { connection.backendPID }
     /// Whether queued single-row inserts are combined into multi-row ones (`WriteCoalescing`);
     /// off only to compare with what was sent before.
     public var coalescesWrites = true
@@ -119,20 +117,12 @@ public final class PostgresDatabase: SQLDatabase {
         try self.init(connection: try PostgresConnection(url: url), readOnly: readOnly)
     }
 
-    private init(connection: PostgresConnection, readOnly: Bool) throws {
+    /// A session on `connection` (see `openSibling`).
+    init(connection: PostgresConnection, readOnly: Bool) throws {
         self.connection = connection
         location = connection.endpoint
         isReadOnly = readOnly
         try configureSession()
-    }
-
-    /// Another session on the same database, opened as this one was (same server, user, schema,
-    /// settings), for work that runs beside this session's (a second import lane). Not migrated
-    /// again: this session's opening did that.
-    func openSibling() throws -> PostgresDatabase {
-        let sibling = try PostgresDatabase(connection: try connection.sibling(), readOnly: isReadOnly)
-        sibling.coalescesWrites = coalescesWrites
-        return sibling
     }
 
     /// Settings every session needs, applied again after a reconnect.
