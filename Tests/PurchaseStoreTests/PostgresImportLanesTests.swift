@@ -122,6 +122,69 @@ struct PostgresImportLanesTests {
         #expect(try AuditLog.verify(f.database).isIntact)
     }
 
+    /// Consecutive batches that share no customer, transaction or receipt are written side by
+    /// side: with the writer lock held elsewhere, batch 0 stops at its audit entries, and batch 1
+    /// has run its inserts on the server and waits for batch 0 only before its own audit entries
+    /// and COMMIT. Once the lock is free the ledger ends as one by one, audited in item order.
+    /// Batches 2 and 3 hold the same receipt (for two customers): they go one after the other.
+    @Test func batchesSharingNothingAreWrittenSideBySide() async throws {
+        let f = try BackendLedgerFixture(.postgres)
+        var items = try (0..<12).map { index in
+            PurchaseLedger.ImportItem(bytes: try f.receipt([Self.coins("34\(index)a"), Self.coins("34\(index)b")], created: "2025-05-0\(1 + index % 9)T00:00:00Z"),
+                                      customer: "side-\(index)", source: "r\(index)")
+        }
+        let shared = try f.receipt([], created: "2025-05-20T00:00:00Z")
+        items[8] = .init(bytes: shared, customer: "side-8", source: "empty for 8")
+        items[9] = .init(bytes: shared, customer: "side-9", source: "empty for 9")
+        let location = f.scratch.location
+        let holder = Handed(try #require(try PurchaseDatabase.open(location) as? PostgresDatabase))
+        let monitor = try PurchaseDatabase.open(location)
+        let (held, release) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
+        Thread.detachNewThread {
+            _ = try? holder.value.writeTransaction {
+                try holder.value.lockWriters()
+                held.signal()
+                release.wait()
+            }
+            held.signal()  // (a failure to take the lock shows as the wait below timing out)
+        }
+        held.wait()
+        let (ledger, batch) = (Handed(f.ledger), items)
+        let streamed = Outcomes()
+        let importer = Thread {
+            do {
+                for outcome in try Self.stream(ledger.value, batch, size: 3) { streamed.add(Self.withoutIds(outcome)) }
+            } catch {
+                streamed.add("import failed: \(error)")
+            }
+            streamed.add("done")
+        }
+        importer.start()
+        // Two sessions have inserted transactions (batch 0, stopped at the writer lock, and
+        // batch 1), and one of them waits in shared mode for the other's turn.
+        var sideBySide = false
+        for _ in 0..<3_000 where !sideBySide {
+            let inserting = try monitor.queryFirst("""
+                SELECT count(DISTINCT pid) AS n FROM pg_locks WHERE relation = 'transactions'::regclass AND mode = 'RowExclusiveLock' AND granted
+                """, [])?.int("n") ?? 0
+            let waiting = try monitor.queryFirst("SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND mode = 'ShareLock' AND NOT granted",
+                                                 [])?.int("n") ?? 0
+            sideBySide = inserting == 2 && waiting == 1
+            if !sideBySide { try await Task.sleep(for: .milliseconds(20)) }
+        }
+        release.signal()
+        #expect(sideBySide, "batch 1 did not write while batch 0 was open")
+        while !streamed.values.contains("done") { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(f.ledger.lastImportSessions == 2)
+        let single = try BackendLedgerFixture(.postgres)
+        let expected = Self.oneByOne(single.ledger, items).map(Self.withoutIds)
+        #expect(streamed.values == expected + ["done"])
+        let audit = "SELECT action, target FROM audit_log ORDER BY seq"
+        #expect(try f.database.query(audit, []).map(\.values) == single.database.query(audit, []).map(\.values), "audited in the order of the items")
+        #expect(try f.count("SELECT count(*) AS n FROM receipts") == 11)  // the empty receipt stored once
+        #expect(try AuditLog.verify(f.database).isIntact)
+    }
+
     /// A result as text without the ids the database numbers (receipts, conflicts): a batch
     /// reserves a receipt id for each receipt it holds, and one that ran again took new ones.
     static func withoutIds(_ result: Result<ImportResult, Error>) -> String {
@@ -132,6 +195,12 @@ struct PostgresImportLanesTests {
         case .failure(let error): return "failed: \(error)"
         }
     }
+}
+
+/// A value handed to one other thread, which alone uses it from then on.
+final class Handed<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
 }
 
 extension BackendLedgerFixture {

@@ -50,11 +50,14 @@ public struct AuditAnchor: Sendable, Equatable, CustomStringConvertible {
 
 /// An audit entry waiting for its write transaction's commit (`AuditLog.appendAtCommit`).
 struct PendingAuditEntry {
-    let date: Date
+    /// `StoreDates.format` of the entry's date.
+    let at: String
     let operatorName: String
     let action: String
     let target: String
-    let details: JSONValue
+    /// The details as stored (`JSONValue.serialized`), written when the entry is queued, so
+    /// the commit's append (which holds the chain's lock) only hashes.
+    let details: String
 }
 
 /// The append-only, hash-chained audit log. Each entry's hash covers its own fields and the hash
@@ -121,8 +124,8 @@ public enum AuditLog {
                 try append(database, at: date, operatorName: operatorName, action: action, target: target, details: details)
                 return
             }
-            postgres.pendingAudit.append(PendingAuditEntry(date: date, operatorName: operatorName, action: action, target: target,
-                                                           details: details))
+            postgres.pendingAudit.append(PendingAuditEntry(at: StoreDates.format(date), operatorName: operatorName, action: action,
+                                                           target: target, details: details.serialized()))
             return
         }
         try append(database, at: date, operatorName: operatorName, action: action, target: target, details: details)
@@ -141,14 +144,12 @@ public enum AuditLog {
         var previous = head?.string("hash") ?? genesis
         for entry in entries {
             seq += 1
-            let at = StoreDates.format(entry.date)
-            let text = entry.details.serialized()
-            let hash = hash(seq: seq, at: at, operatorName: entry.operatorName, action: entry.action, target: entry.target,
-                            details: text, previousHash: previous)
+            let hash = hash(seq: seq, at: entry.at, operatorName: entry.operatorName, action: entry.action, target: entry.target,
+                            details: entry.details, previousHash: previous)
             try database.executeLater("""
                 INSERT INTO audit_log (seq, at, operator, action, target, details, prev_hash, hash)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                """, [.integer(seq), .text(at), .text(entry.operatorName), .text(entry.action), .text(entry.target), .text(text),
+                """, [.integer(seq), .text(entry.at), .text(entry.operatorName), .text(entry.action), .text(entry.target), .text(entry.details),
                       .text(previous), .text(hash)])
             previous = hash
         }

@@ -16,6 +16,8 @@ final class ImportLanes: @unchecked Sendable {
     // Every field below is read and written under `condition`'s lock.
     private let condition = NSCondition()
     private var locked: [Bool]
+    /// The transaction ids and receipt digests of each batch started and not yet reported.
+    private var keys: [Set<String>?]
     private var outcomes: [[Result<ImportResult, Error>]?]
     private var reported = 0
     private var stopping = false
@@ -24,6 +26,7 @@ final class ImportLanes: @unchecked Sendable {
     init(batches: Int) {
         self.batches = batches
         locked = Array(repeating: false, count: batches)
+        keys = Array(repeating: nil, count: batches)
         outcomes = Array(repeating: nil, count: batches)
     }
 
@@ -49,6 +52,16 @@ final class ImportLanes: @unchecked Sendable {
         thread.start()
     }
 
+    /// Records what batch `batch` writes by key (its transaction ids and receipt digests) and
+    /// whether the batch before it, if not yet reported, holds any of them.
+    func sharesKeysWithPrevious(_ batch: Int, keys mine: Set<String>) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        keys[batch] = mine
+        guard batch > 0, let previous = keys[batch - 1] else { return false }  // reported: it has ended
+        return !previous.isDisjoint(with: mine)
+    }
+
     /// Batch `batch` holds its locks (or has ended): the next may take its own.
     func didLock(_ batch: Int) {
         condition.lock()
@@ -69,6 +82,7 @@ final class ImportLanes: @unchecked Sendable {
     func didReport(_ batch: Int) {
         condition.lock()
         outcomes[batch] = []
+        keys[batch] = nil
         reported = batch + 1
         condition.broadcast()
         condition.unlock()
@@ -142,8 +156,13 @@ private final class LaneWriter: @unchecked Sendable {
 
     func write(_ batch: Int) -> [Result<ImportResult, Error>] {
         let range = batch * size..<min((batch + 1) * size, count)
-        let customers = range.compactMap { try? pipeline.value($0).get().customerId }
-        let turn = Result { try session.beginImportTurn(ImportTurn(key: key, batch: batch), customers: customers) }
+        let items = range.compactMap { try? pipeline.value($0).get() }
+        var keys = Set(items.map { "receipt " + $0.digest })
+        for item in items { for transaction in item.incoming { keys.insert("transaction " + transaction.transactionId) } }
+        let shares = lanes.sharesKeysWithPrevious(batch, keys: keys)
+        let turn = Result {
+            try session.beginImportTurn(ImportTurn(key: key, batch: batch, writesAfterPrevious: shares), customers: items.map(\.customerId))
+        }
         lanes.didLock(batch)  // its locks held, or not taken: the next batch may take its own
         defer { session.endImportTurn() }
         if case .failure(let error) = turn { return PurchaseLedger.failures(range, pipeline, error) }

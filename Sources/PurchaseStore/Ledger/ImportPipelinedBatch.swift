@@ -22,7 +22,7 @@ extension PurchaseLedger {
             return try postgres.writeTransaction {
                 postgres.pipelinesWrites = true
                 let read = try postgres.prefetchImports(prepared)
-                try postgres.waitForPreviousBatch()  // the writes below go after the import's previous batch
+                try postgres.orderAfterPreviousBatch()  // the writes below (or their commit) go after the import's previous batch
                 let cache = EntitlementCache(budget: 10_000_000)
                 for (customer, entry) in read.entitlements { cache.store(customer, input: entry.input, rows: entry.rows) }
                 (importSnapshot, entitlementCache) = (read.snapshot, cache)

@@ -4,17 +4,29 @@ import Foundation
 /// (`ImportLanes`). Before batch n starts, its session takes, for the whole batch (its retries
 /// included), a session-level advisory lock naming the batch and one per customer of the batch;
 /// batch n+1 takes its own only after that, so it waits for batch n on every customer they share
-/// (existing or about to be created) and then reads what batch n wrote. Before its first write,
-/// batch n+1 waits for batch n's lock in shared mode, so its writes follow batch n's: the first
-/// to claim a transaction id is the earlier item, as one after the other. Both waits are on the
-/// server and batch n never waits for batch n+1, so they cannot form a cycle between the two; a
-/// cycle through another writer's locks is a deadlock PostgreSQL breaks.
+/// (existing or about to be created) and then reads what batch n wrote. Batch n+1 then waits for
+/// batch n's lock in shared mode, which batch n releases with its COMMIT:
+/// - before its first write when the two batches hold a transaction id or a receipt in common
+///   (`writesAfterPrevious`): its writes follow batch n's, so the first to claim a transaction id
+///   is the earlier item, as one after the other;
+/// - otherwise only before its audit entries and COMMIT: nothing either batch writes is keyed by
+///   anything the other reads or writes (customers, transaction ids, receipts), so the server
+///   writes the two side by side, and batch n+1 still appends to the audit chain and commits
+///   after batch n.
+/// Both waits are on the server and batch n never waits for batch n+1, so they cannot form a
+/// cycle between the two; a cycle through another writer's locks is a deadlock PostgreSQL breaks.
 struct ImportTurn {
     /// The lock class of this import: its first session's server process id, unique on the
     /// server while that session lives (other imports never wait for these locks).
     let key: Int32
     /// This batch's position in the import.
     let batch: Int
+    /// Whether the batch shares a transaction id or a receipt with the batch before it: then it
+    /// writes only after that batch has ended (see above).
+    var writesAfterPrevious = true
+    /// The locks went with a COMMIT that rolled back instead (`turnReleased`): the batch no
+    /// longer holds its turn and may not write.
+    var lost = false
 
     /// The lock of batch `batch` (a number that fits the lock's 32-bit half).
     static func lockNumber(_ batch: Int) -> Int32 { Int32(truncatingIfNeeded: batch) }
@@ -49,6 +61,7 @@ extension PostgresDatabase {
     /// Releases the batch's locks: the next batch may write, and have its customers. A session
     /// that cannot release them is closed and opened again (the server then drops them).
     func endImportTurn() {
+        guard importTurn != nil else { return }  // released with the batch's commit
         importTurn = nil
         do {
             _ = try query("SELECT pg_advisory_unlock_all()::text AS released", [])
@@ -57,11 +70,40 @@ extension PostgresDatabase {
         }
     }
 
+    /// Orders the open transaction's writes after the import's previous batch (see `ImportTurn`):
+    /// all of them when the batches share a transaction id or a receipt, else its audit entries
+    /// and COMMIT (waiting just before them, ahead of the audit chain's lock).
+    func orderAfterPreviousBatch() throws {
+        if let turn = importTurn, !turn.writesAfterPrevious, !turn.lost, deferUntilCommit({ try self.waitForPreviousBatch() }) { return }
+        try waitForPreviousBatch()
+    }
+
     /// Waits, on the server, until the import's previous batch has ended: queued as the next
     /// write while writes are pipelined (so it goes first with them), else now.
     func waitForPreviousBatch() throws {
+        if let turn = importTurn, turn.lost {
+            throw StoreError(.sql, "batch \(turn.batch + 1) of the import was not written: its transaction rolled back at COMMIT after the batch's turn had ended")
+        }
         guard let turn = importTurn, turn.batch > 0 else { return }
         try executeLater("SELECT pg_advisory_xact_lock_shared(?::int, ?::int)",
                          [.integer(Int64(turn.key)), .integer(Int64(ImportTurn.lockNumber(turn.batch - 1)))])
+    }
+}
+
+extension PostgresDatabase {
+    /// In a turn, the statement sent right after the batch's COMMIT, in the same pipeline: the
+    /// next batch, which waits for these locks, goes on as soon as this one has committed, with
+    /// no round trip of its own. When anything before it fails (COMMIT included) the server skips
+    /// it, so a batch run again still holds its locks.
+    func turnReleaseAfterCommit() throws -> PostgresStatement? {
+        guard let turn = importTurn, !turn.lost else { return nil }
+        return PostgresStatement(sql: "SELECT pg_advisory_unlock_all()::text AS released", parameters: try PostgresParameters([]))
+    }
+
+    /// The release sent after a COMMIT tagged `tag` ran: the turn is over, or, had the COMMIT
+    /// rolled back (it cannot, while every failure is recorded, but its locks are gone either
+    /// way), lost.
+    func turnReleased(byCommitTagged tag: String) {
+        if tag == "COMMIT" { importTurn = nil } else { importTurn?.lost = true }
     }
 }

@@ -64,16 +64,24 @@ extension PostgresDatabase {
             statementsSent += 1
             return try connection.commandTag("COMMIT")
         }
-        let statements = try coalescedWrites() + [PostgresStatement(sql: "COMMIT", parameters: try PostgresParameters([]))]
+        var statements = try coalescedWrites() + [PostgresStatement(sql: "COMMIT", parameters: try PostgresParameters([]))]
+        let commit = statements.count - 1
+        let release = try turnReleaseAfterCommit()
+        if let release { statements.append(release) }
         queuedWrites = []
         roundTrips += 1
         statementsSent += statements.count
         do {
-            return try connection.pipeline(statements).last?.tag ?? ""
+            let outcomes = try connection.pipeline(statements)
+            let tag = outcomes.count > commit ? outcomes[commit].tag : ""
+            if release != nil { turnReleased(byCommitTagged: tag) }
+            return tag
         } catch let failed as PostgresPipelineFailure {
             forgetUnprepared(statements, from: failed.index)
             let failure = failed.failure
-            guard failed.index < statements.count - 1 else { throw failure }
+            // Committed, but the turn's locks are not released: `endImportTurn` tries again.
+            if failed.index > commit && !failure.connectionLost { return "COMMIT" }
+            guard failed.index < commit else { throw failure }
             // A write sent with the commit: its statement is named, as one sent alone would be.
             throw PostgresFailure(sqlstate: failure.sqlstate, message: "\(failure.message), in \(statements[failed.index].sql.prefix(60))…",
                                   constraint: failure.constraint, connectionLost: failure.connectionLost)
