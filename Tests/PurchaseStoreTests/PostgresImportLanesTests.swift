@@ -127,7 +127,10 @@ struct PostgresImportLanesTests {
     /// has run its inserts on the server and waits for batch 0 only before its own audit entries
     /// and COMMIT. Once the lock is free the ledger ends as one by one, audited in item order.
     /// Batches 2 and 3 hold the same receipt (for two customers): they go one after the other.
-    @Test func batchesSharingNothingAreWrittenSideBySide() async throws {
+    /// (Synchronous, on purpose: it watches the sessions from a thread of its own, which an
+    /// async test, resumed on the shared pool that other tests' blocking calls may fill, could
+    /// not promise within the writer lock's 10 s timeout.)
+    @Test func batchesSharingNothingAreWrittenSideBySide() throws {
         let f = try BackendLedgerFixture(.postgres)
         var items = try (0..<12).map { index in
             PurchaseLedger.ImportItem(bytes: try f.receipt([Self.coins("34\(index)a"), Self.coins("34\(index)b")], created: "2025-05-0\(1 + index % 9)T00:00:00Z"),
@@ -161,21 +164,25 @@ struct PostgresImportLanesTests {
         }
         importer.start()
         // Two sessions have inserted transactions (batch 0, stopped at the writer lock, and
-        // batch 1), and one of them waits in shared mode for the other's turn.
+        // batch 1), and one of them waits in shared mode for the other's turn. (Only this
+        // schema's sessions count: other tests' imports run on the same server meanwhile.)
         var sideBySide = false
+        var seen = ""
         for _ in 0..<3_000 where !sideBySide {
-            let inserting = try monitor.queryFirst("""
-                SELECT count(DISTINCT pid) AS n FROM pg_locks WHERE relation = 'transactions'::regclass AND mode = 'RowExclusiveLock' AND granted
-                """, [])?.int("n") ?? 0
-            let waiting = try monitor.queryFirst("SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND mode = 'ShareLock' AND NOT granted",
-                                                 [])?.int("n") ?? 0
-            sideBySide = inserting == 2 && waiting == 1
-            if !sideBySide { try await Task.sleep(for: .milliseconds(20)) }
+            let row = try monitor.queryFirst("""
+                SELECT count(DISTINCT pid)::int AS inserting,
+                       (SELECT count(*) FROM pg_locks AS w WHERE w.locktype = 'advisory' AND w.mode = 'ShareLock' AND NOT w.granted
+                        AND w.pid IN (SELECT pid FROM pg_locks WHERE relation = 'transactions'::regclass AND mode = 'RowExclusiveLock'))::int AS waiting
+                FROM pg_locks WHERE relation = 'transactions'::regclass AND mode = 'RowExclusiveLock' AND granted
+                """, [])
+            seen = "\(row?.int("inserting") ?? -1) inserting, \(row?.int("waiting") ?? -1) waiting"
+            sideBySide = seen == "2 inserting, 1 waiting"
+            if !sideBySide { usleep(20_000) }
         }
         release.signal()
-        #expect(sideBySide, "batch 1 did not write while batch 0 was open")
-        while !streamed.values.contains("done") { try await Task.sleep(for: .milliseconds(20)) }
-        #expect(f.ledger.lastImportSessions == 2)
+        #expect(sideBySide, "batch 1 did not write while batch 0 was open (last seen: \(seen))")
+        while !streamed.values.contains("done") { usleep(20_000) }
+        #expect(f.ledger.lastImportSessions == 2, "the import ran on one session")
         let single = try BackendLedgerFixture(.postgres)
         let expected = Self.oneByOne(single.ledger, items).map(Self.withoutIds)
         #expect(streamed.values == expected + ["done"])

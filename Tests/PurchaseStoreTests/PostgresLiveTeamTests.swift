@@ -46,6 +46,43 @@ struct PostgresLiveTeamTests {
         #expect(try console.waitForChange(timeout: 30)?.contains("customers:bob") == true)
     }
 
+    /// The triggers run once per statement and announce each of its rows, inserted, updated or
+    /// deleted; the first version's trigger (one call per row), as an older receiptdesk left it,
+    /// is replaced when the database is opened.
+    @Test(.enabled(if: PostgresTestServer.url != nil, PostgresTestServer.skipped))
+    func everyRowOfAStatementIsAnnouncedAndTheFormerTriggersAreReplaced() throws {
+        let f = try BackendLedgerFixture(.postgres)
+        try f.database.execute("""
+            CREATE OR REPLACE FUNCTION receiptdesk_notify_customers() RETURNS trigger LANGUAGE plpgsql AS $body$
+            BEGIN PERFORM pg_notify('changes', TG_TABLE_SCHEMA || '.v1:' || coalesce(NEW.customer_id, OLD.customer_id)); RETURN NULL; END $body$
+            """, [])
+        try f.database.execute("""
+            CREATE TRIGGER receiptdesk_changes_v1 AFTER INSERT OR UPDATE OR DELETE ON customers FOR EACH ROW EXECUTE FUNCTION receiptdesk_notify_customers()
+            """, [])
+        let console = try #require(try PurchaseDatabase.open(f.scratch.location) as? PostgresDatabase)
+        let triggers = try console.query("""
+            SELECT t.tgname AS name, count(*) AS n FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
+            WHERE c.relnamespace = (SELECT oid FROM pg_namespace WHERE nspname = current_schema()) AND t.tgname LIKE 'receiptdesk%'
+            GROUP BY t.tgname ORDER BY 1
+            """, []).map { "\($0.string("name") ?? "?") \($0.int("n") ?? 0)" }
+        #expect(triggers == ["receiptdesk_changes_v2_delete 11", "receiptdesk_changes_v2_insert 11", "receiptdesk_changes_v2_update 11"])
+        try console.listenForChanges()
+        func heard(_ expected: Set<String>) throws -> Set<String> {
+            var seen: Set<String> = []
+            let deadline = Date().addingTimeInterval(30)  // a safety net: they come at the commit
+            while !expected.isSubset(of: seen), Date() < deadline, let changes = try console.waitForChange(timeout: 1) { seen.formUnion(changes) }
+            return seen
+        }
+        try f.database.execute("""
+            INSERT INTO customers (customer_id, is_tester, created_at, updated_at) VALUES ('ann', 0, 'x', 'x'), ('ben', 0, 'x', 'x'), ('cy', 0, 'x', 'x')
+            """, [])
+        #expect(try heard(["customers:ann", "customers:ben", "customers:cy"]) == ["customers:ann", "customers:ben", "customers:cy"])
+        try f.database.execute("UPDATE customers SET is_tester = 1 WHERE customer_id IN ('ann', 'cy')", [])
+        #expect(try heard(["customers:ann", "customers:cy"]) == ["customers:ann", "customers:cy"])
+        try f.database.execute("DELETE FROM customers WHERE customer_id IN ('ben', 'cy')", [])
+        #expect(try heard(["customers:ben", "customers:cy"]) == ["customers:ben", "customers:cy"])
+    }
+
     @Test(arguments: TestBackend.available)
     func theChangeFeedOfEitherBackendWakesWithinASecond(_ backend: TestBackend) throws {
         let f = try BackendLedgerFixture(backend)
