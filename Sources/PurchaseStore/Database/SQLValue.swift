@@ -72,23 +72,25 @@ public enum StoreDates {
     public static func format(_ date: Date) -> String {
         let millis = (date.timeIntervalSince1970 * 1000).rounded()
         let civil = CivilTime(Date(timeIntervalSince1970: millis / 1000))
-        // Written digit by digit: this runs dozens of times per ledger operation.
-        var bytes = [UInt8](repeating: 0, count: 24)
-        func put(_ value: Int, _ width: Int, at offset: Int) {
-            var rest = max(0, value)
-            for index in stride(from: offset + width - 1, through: offset, by: -1) {
-                bytes[index] = UInt8(48 + rest % 10)
-                rest /= 10
+        // Written digit by digit straight into the string: this runs dozens of times per ledger
+        // operation (every date of every row written or compared).
+        return String(unsafeUninitializedCapacity: 24) { bytes in
+            func put(_ value: Int, _ width: Int, at offset: Int) {
+                var rest = max(0, value)
+                for index in stride(from: offset + width - 1, through: offset, by: -1) {
+                    bytes[index] = UInt8(48 + rest % 10)
+                    rest /= 10
+                }
             }
+            put(civil.year, 4, at: 0); bytes[4] = 45
+            put(civil.month, 2, at: 5); bytes[7] = 45
+            put(civil.day, 2, at: 8); bytes[10] = 84
+            put(civil.hour, 2, at: 11); bytes[13] = 58
+            put(civil.minute, 2, at: 14); bytes[16] = 58
+            put(civil.second, 2, at: 17); bytes[19] = 46
+            put((civil.nanosecond + 500_000) / 1_000_000 % 1000, 3, at: 20); bytes[23] = 90
+            return 24
         }
-        put(civil.year, 4, at: 0); bytes[4] = 45
-        put(civil.month, 2, at: 5); bytes[7] = 45
-        put(civil.day, 2, at: 8); bytes[10] = 84
-        put(civil.hour, 2, at: 11); bytes[13] = 58
-        put(civil.minute, 2, at: 14); bytes[16] = 58
-        put(civil.second, 2, at: 17); bytes[19] = 46
-        put((civil.nanosecond + 500_000) / 1_000_000 % 1000, 3, at: 20); bytes[23] = 90
-        return String(decoding: bytes, as: UTF8.self)
     }
 
     public static func parse(_ text: String) -> Date? { RFC3339.parse(text) }

@@ -6,8 +6,9 @@ import ReceiptCore
 /// session alone leaves the server idle while the client works and the client idle while the
 /// server writes. The ledger ends as if the batches had run one after the other (`ImportTurn`):
 /// batch n+1 takes its customers only after batch n has taken its own (so it waits for batch n on
-/// every customer they share, and then reads what batch n wrote), and writes only after batch n
-/// has ended (so the earlier item claims a transaction id first). Outcomes are reported in
+/// every customer they share, and then reads what batch n wrote), and appends to the audit log and
+/// commits only after batch n has ended; it also writes only after that when the two share a
+/// transaction id or a receipt (so the earlier item claims it first). Outcomes are reported in
 /// order, on the calling thread, and at most two batches are ahead of the report.
 /// An error `report` throws stops the import there; the batch after the last one reported may
 /// have been written already (repeating an import is safe: each artefact is recorded once).
