@@ -57,6 +57,23 @@ struct EntitlementCacheTests {
         #expect(legacy.map { $0.string("customer_id") } == ["customer-3"])
     }
 
+    /// A batch's calculations run side by side on the machine's cores (`entitlementRows`): each
+    /// customer gets, in order, exactly the rows one thread working through them would give.
+    @Test func calculationsSpreadOverThreadsGiveWhatOneThreadGives() throws {
+        let f = try LedgerFixture()
+        for receipt in try Self.receipts(f) {
+            _ = try f.ledger.importArtefact(receipt.bytes, customer: receipt.customer, source: "test", operatorName: "mei")
+        }
+        let inputs = try (0..<4).map { try f.ledger.entitlementInput("customer-\($0)") }
+        let start = try #require(RFC3339.parse("2025-05-01T00:00:00Z"))
+        // 200 calculations: each customer at dates across the purchases' lives (some granting, some expired).
+        let work = (0..<200).map { index in (inputs[index % 4], start.addingTimeInterval(Double(index) * 43_200)) }
+        let spread = PurchaseLedger.entitlementRows(work, configuration: f.ledger.configuration)
+        let alone = work.map { PurchaseLedger.rows(of: EntitlementCalculator.compute($0.0, configuration: f.ledger.configuration, now: $0.1)) }
+        #expect(spread == alone)
+        #expect(Set(spread.map(\.count)).count > 1, "the calculations differ from one another")
+    }
+
     /// Two production receipts for customer-3, then two from the sandbox.
     static func productionThenSandbox(_ f: LedgerFixture) throws -> [PurchaseLedger.ImportItem] {
         try (0..<4).map { index in

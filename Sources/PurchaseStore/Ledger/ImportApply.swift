@@ -84,7 +84,7 @@ extension PurchaseLedger {
             results.append(outcome)
             importItemWritten?(firstIndex + index)
         }
-        for customer in touched.sorted() { try refreshEntitlements(customer, now: clock()) }
+        try refreshEntitlements(touched.sorted())
         return results
     }
 
