@@ -34,7 +34,7 @@ final class SQLiteStatement {
             case .null: code = sqlite3_bind_null(handle, index)
             case .integer(let number): code = sqlite3_bind_int64(handle, index, number)
             case .real(let number): code = sqlite3_bind_double(handle, index, number)
-            case .text(let text): code = sqlite3_bind_text(handle, index, text, -1, rd_sqlite_transient())
+            case .text(let text): code = bindText(text, at: index)
             case .blob(let bytes):
                 code = bytes.withUnsafeBytes { raw in
                     sqlite3_bind_blob(handle, index, raw.baseAddress, Int32(raw.count), rd_sqlite_transient())
@@ -42,6 +42,22 @@ final class SQLiteStatement {
             }
             guard code == SQLITE_OK else { throw connection.error(code, "binding parameter \(index)") }
         }
+    }
+
+    /// Binds `text` from its own UTF-8 where the string stores it contiguously (SQLite copies
+    /// it), instead of through a C string made for the call: a receipt's decoded JSON is bound
+    /// with every import. Up to the first NUL, as a C string would be.
+    private func bindText(_ text: String, at index: Int32) -> Int32 {
+        let bound = text.utf8.withContiguousStorageIfAvailable { bytes -> Int32? in
+            guard let base = bytes.baseAddress, !bytes.isEmpty else { return nil }  // a NULL pointer would bind NULL
+            let length = memchr(base, 0, bytes.count).map { UnsafeRawPointer($0) - UnsafeRawPointer(base) } ?? bytes.count
+            guard length <= Int(Int32.max) else { return nil }
+            return UnsafeRawPointer(base).withMemoryRebound(to: CChar.self, capacity: length) { characters in
+                sqlite3_bind_text(handle, index, characters, Int32(length), rd_sqlite_transient())
+            }
+        }
+        if let code = bound ?? nil { return code }
+        return sqlite3_bind_text(handle, index, text, -1, rd_sqlite_transient())
     }
 
     /// Steps once: true while a row is available.
