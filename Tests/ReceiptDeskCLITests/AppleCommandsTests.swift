@@ -120,7 +120,7 @@ struct AppleCommandsTests {
         #expect(output.status == 0, "\(output.stderr)")
         #expect(output.stdout.contains("Apple order \(order)"))
         let unknown = try CLIRunner.run(["lookup-order", "NOSUCHORDER", "--customer", customer] + demo.common)
-        #expect(unknown.status == 65)
+        #expect(unknown.status == 65, "\(unknown.stderr)")
         #expect(unknown.stderr.contains("does not know order"))
     }
 
