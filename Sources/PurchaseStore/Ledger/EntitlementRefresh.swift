@@ -95,16 +95,9 @@ extension PurchaseLedger {
     /// caller's transaction). Only rows whose content changed are written (see `EntitlementRowWriter`).
     @discardableResult
     func refreshEntitlements(_ customerId: String, now: Date) throws -> [EntitlementState] {
-        // PostgreSQL: a concurrent recomputation would duplicate rows (a batch locked its customers at its start)
-        if importSnapshot?.hasCustomer(customerId) != true { try database.lockCustomer(customerId) }
-        let known = entitlementCache?.entry(customerId)
-        if known != nil { entitlementCacheHits += 1 }
-        let input = try known?.input ?? entitlementInput(customerId)
-        let states = EntitlementCalculator.compute(input, configuration: configuration, now: now)
-        let rows = Self.rows(of: states)
-        let writer = EntitlementRowWriter(database: database, customerId: customerId, now: now)
-        try writer.write(rows, stored: known?.rows ?? writer.storedRows())
-        entitlementCache?.store(customerId, input: input, rows: rows)
+        let read = try refreshInput(customerId, now: now)
+        let states = EntitlementCalculator.compute(read.input, configuration: configuration, now: now)
+        try storeRefreshed(read, rows: Self.rows(of: states))
         return states
     }
 
@@ -117,20 +110,37 @@ extension PurchaseLedger {
             for customer in customers { try refreshEntitlements(customer, now: clock()) }
             return
         }
-        var pending: [(customer: String, now: Date, input: EntitlementInput, stored: [EntitlementRow]?)] = []
+        var pending: [RefreshInput] = []
         pending.reserveCapacity(customers.count)
-        for customer in customers {
-            if importSnapshot?.hasCustomer(customer) != true { try database.lockCustomer(customer) }
-            let known = entitlementCache?.entry(customer)
-            if known != nil { entitlementCacheHits += 1 }
-            pending.append((customer, clock(), try known?.input ?? entitlementInput(customer), known?.rows))
-        }
+        for customer in customers { pending.append(try refreshInput(customer, now: clock())) }
         let calculated = Self.entitlementRows(pending.map { ($0.input, $0.now) }, configuration: configuration)
-        for (item, rows) in zip(pending, calculated) {
-            let writer = EntitlementRowWriter(database: database, customerId: item.customer, now: item.now)
-            try writer.write(rows, stored: item.stored ?? writer.storedRows())
-            entitlementCache?.store(item.customer, input: item.input, rows: rows)
-        }
+        for (read, rows) in zip(pending, calculated) { try storeRefreshed(read, rows: rows) }
+    }
+
+    /// What a refresh of one customer starts from: its input and, when the cache knew them, its
+    /// stored rows.
+    struct RefreshInput {
+        let customer: String
+        let now: Date
+        let input: EntitlementInput
+        let stored: [EntitlementRow]?
+    }
+
+    /// Locks the customer where a refresh must (PostgreSQL, outside a batch that locked it at its
+    /// start: a concurrent recomputation would duplicate rows) and reads its input, from the
+    /// entitlement cache when it knows the customer.
+    private func refreshInput(_ customer: String, now: Date) throws -> RefreshInput {
+        if importSnapshot?.hasCustomer(customer) != true { try database.lockCustomer(customer) }
+        let known = entitlementCache?.entry(customer)
+        if known != nil { entitlementCacheHits += 1 }
+        return RefreshInput(customer: customer, now: now, input: try known?.input ?? entitlementInput(customer), stored: known?.rows)
+    }
+
+    /// Writes the rows that changed and keeps what was read and written in the cache.
+    private func storeRefreshed(_ read: RefreshInput, rows: [EntitlementRow]) throws {
+        let writer = EntitlementRowWriter(database: database, customerId: read.customer, now: read.now)
+        try writer.write(rows, stored: read.stored ?? writer.storedRows())
+        entitlementCache?.store(read.customer, input: read.input, rows: rows)
     }
 
     /// One row per source of `states`.

@@ -28,6 +28,9 @@ struct ImportTurn {
     /// longer holds its turn and may not write.
     var lost = false
 
+    /// Releases every lock of the turn (the session holds no other advisory lock outside a transaction).
+    static let releaseSQL = "SELECT pg_advisory_unlock_all()::text AS released"
+
     /// The lock of batch `batch` (a number that fits the lock's 32-bit half).
     static func lockNumber(_ batch: Int) -> Int32 { Int32(truncatingIfNeeded: batch) }
 }
@@ -64,7 +67,7 @@ extension PostgresDatabase {
         guard importTurn != nil else { return }  // released with the batch's commit
         importTurn = nil
         do {
-            _ = try query("SELECT pg_advisory_unlock_all()::text AS released", [])
+            _ = try query(ImportTurn.releaseSQL, [])
         } catch {
             try? reconnect(after: nil)  // best effort: a session that is gone holds nothing
         }
@@ -97,7 +100,7 @@ extension PostgresDatabase {
     /// it, so a batch run again still holds its locks.
     func turnReleaseAfterCommit() throws -> PostgresStatement? {
         guard let turn = importTurn, !turn.lost else { return nil }
-        return PostgresStatement(sql: "SELECT pg_advisory_unlock_all()::text AS released", parameters: try PostgresParameters([]))
+        return PostgresStatement(sql: ImportTurn.releaseSQL, parameters: try PostgresParameters([]))
     }
 
     /// The release sent after a COMMIT tagged `tag` ran: the turn is over, or, had the COMMIT
