@@ -103,6 +103,50 @@ struct ImportStreamTests {
         #expect(window.furthest == count - 1)
     }
 
+    /// A released item is freed by the worker that prepares the item taking its slot, not on the
+    /// writer's thread, and no more items live than the window (and what workers hold) allows.
+    @Test func releasedItemsAreFreedOnTheWorkersWithinTheWindow() {
+        final class Tally: @unchecked Sendable {
+            let lock = NSLock()
+            var live = 0
+            var mostLive = 0
+            var freedOnWriter: [Int] = []
+            var writer: Thread?
+        }
+        final class Item {
+            let index: Int
+            let tally: Tally
+            init(_ index: Int, _ tally: Tally) {
+                (self.index, self.tally) = (index, tally)
+                tally.lock.lock()
+                tally.live += 1
+                tally.mostLive = max(tally.mostLive, tally.live)
+                tally.lock.unlock()
+            }
+            deinit {
+                tally.lock.lock()
+                tally.live -= 1
+                if Thread.current == tally.writer { tally.freedOnWriter.append(index) }
+                tally.lock.unlock()
+            }
+        }
+        let tally = Tally()
+        tally.writer = Thread.current
+        let (count, lookahead) = (200, 8)
+        do {
+            let pipeline = ImportPipeline<Item>(count: count, lookahead: lookahead) { Item($0, tally) }
+            for start in stride(from: 0, to: count, by: 4) {
+                for index in start..<start + 4 { #expect(pipeline.value(index).index == index) }
+                pipeline.release(below: start + 4)
+            }
+            pipeline.finish()
+        }
+        // The last window's items have no successor: they go with the pipeline, on this thread.
+        #expect(tally.freedOnWriter.allSatisfy { $0 >= count - lookahead }, "freed on the writer: \(tally.freedOnWriter)")
+        #expect(tally.mostLive <= lookahead + 2 * ProcessInfo.processInfo.activeProcessorCount + 1, "\(tally.mostLive) items alive at once")
+        #expect(tally.live == 0)
+    }
+
     @Test func finishingEarlyStopsTheWorkersWithoutPreparingTheRest() {
         final class Counter: @unchecked Sendable {
             let lock = NSLock()

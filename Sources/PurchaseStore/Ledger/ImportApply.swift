@@ -56,7 +56,8 @@ extension PurchaseLedger {
         results.reserveCapacity(count)
         for index in 0..<count {
             let outcome: Result<ImportResult, Error>
-            switch item(index) {
+            let prepared = item(index)
+            switch prepared {
             case .failure(let error):
                 outcome = .failure(error)
             case .success(let ready) where isolated:
@@ -78,7 +79,7 @@ extension PurchaseLedger {
                     }
                 }
             }
-            if case .success(let result) = outcome, result.changedDatabase, case .success(let ready) = item(index) {
+            if case .success(let result) = outcome, result.changedDatabase, case .success(let ready) = prepared {
                 touched.insert(ready.customerId)
             }
             results.append(outcome)

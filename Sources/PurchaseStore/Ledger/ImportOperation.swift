@@ -49,7 +49,9 @@ extension PurchaseLedger {
     }
 
     /// Decoded and verified, ready to apply.
-    struct PreparedImport {
+    /// A class: the writer hands it through the pipeline, a plan and a retry, and a struct of
+    /// this size was copied field by field at each step (about a tenth of a batch's writing thread).
+    final class PreparedImport: Sendable {
         let bytes: [UInt8]
         let customerId: String
         let orderId: String?
@@ -68,6 +70,25 @@ extension PurchaseLedger {
         let decodedJSON: String
         /// `artefact.summary`, worked out once, off the writer's thread.
         let summary: ArtefactSummary
+
+        init(bytes: [UInt8], customerId: String, orderId: String?, applicationUsername: String?, source: String, operatorName: String,
+             artefact: DecodedArtefact, verdict: Verdict, incoming: [IncomingTransaction], notes: [String], sandboxNote: String?,
+             digest: String, decodedJSON: String, summary: ArtefactSummary) {
+            self.bytes = bytes
+            self.customerId = customerId
+            self.orderId = orderId
+            self.applicationUsername = applicationUsername
+            self.source = source
+            self.operatorName = operatorName
+            self.artefact = artefact
+            self.verdict = verdict
+            self.incoming = incoming
+            self.notes = notes
+            self.sandboxNote = sandboxNote
+            self.digest = digest
+            self.decodedJSON = decodedJSON
+            self.summary = summary
+        }
     }
 
     /// Decodes and verifies outside any transaction (the CPU work).

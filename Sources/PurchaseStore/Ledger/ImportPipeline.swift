@@ -8,8 +8,10 @@ import Foundation
 final class ImportPipeline<Value>: @unchecked Sendable {
     // Every field below is read and written under `condition`'s lock.
     private let condition = NSCondition()
-    /// Item i lives in slot i % lookahead while it is in the window [released, released + lookahead).
-    private var slots: [Value?]
+    /// Item i lives in slot i % lookahead, tagged with i, from when it is prepared until the
+    /// item that takes the slot next replaces it: a released item is freed on the worker that
+    /// prepares its successor, not on the writer's thread.
+    private var slots: [(index: Int, value: Value)?]
     private let count: Int
     private var nextToClaim = 0
     private var released = 0
@@ -46,20 +48,17 @@ final class ImportPipeline<Value>: @unchecked Sendable {
         precondition(index >= released && index < released + slots.count && index < count,
                      "import pipeline: item \(index) is outside the window [\(released), \(released + slots.count))")
         while true {
-            if let value = slots[index % slots.count] { return value }
+            if let slot = slots[index % slots.count], slot.index == index { return slot.value }
             condition.wait()
         }
     }
 
-    /// The writer is done with every item below `index`: their memory is freed and the workers
-    /// may prepare that many items further ahead.
+    /// The writer is done with every item below `index`: the workers may prepare that many items
+    /// further ahead, each freeing the released item whose slot it takes.
     func release(below index: Int) {
         condition.lock()
         defer { condition.unlock() }
-        while released < min(index, count) {
-            slots[released % slots.count] = nil
-            released += 1
-        }
+        released = max(released, min(index, count))
         nextToClaim = max(nextToClaim, released)
         condition.broadcast()
     }
@@ -85,8 +84,13 @@ final class ImportPipeline<Value>: @unchecked Sendable {
     private func store(_ index: Int, _ value: Value) {
         condition.lock()
         // An item released before it was prepared (the writer gave up on it) is dropped.
-        if index >= released { slots[index % slots.count] = value }
+        var replaced: (index: Int, value: Value)?
+        if index >= released {
+            replaced = slots[index % slots.count]
+            slots[index % slots.count] = (index, value)
+        }
         condition.broadcast()
         condition.unlock()
+        withExtendedLifetime(replaced) {}  // the released item it replaced is freed here, outside the lock
     }
 }
