@@ -14,6 +14,9 @@ public protocol SQLDatabase: AnyObject {
     /// Runs a query and returns every row.
     func query(_ sql: String, _ parameters: [SQLValue]) throws -> [SQLRow]
 
+    /// Runs a query and hands `body` each row's columns, read by position (see `SQLColumns`).
+    func forEachRow(_ sql: String, _ parameters: [SQLValue], _ body: (any SQLColumns) throws -> Void) throws
+
     /// Runs `body` in one write transaction: committed when it returns, rolled back when it throws
     /// (the body's error is the one reported; a failed rollback never hides it). Waits for other
     /// writers up to the busy timeout, then fails with `StoreError.busy`.
@@ -32,6 +35,10 @@ public protocol SQLDatabase: AnyObject {
 
 extension SQLDatabase {
     public func lastInsertedRowID() -> Int64? { nil }
+
+    public func forEachRow(_ sql: String, _ parameters: [SQLValue], _ body: (any SQLColumns) throws -> Void) throws {
+        for row in try query(sql, parameters) { try body(SQLRowColumns(row: row)) }
+    }
 
     public func executeLater(_ sql: String, _ parameters: [SQLValue]) throws { try execute(sql, parameters) }
 

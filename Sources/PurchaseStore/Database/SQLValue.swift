@@ -31,24 +31,9 @@ public struct SQLRow: Sendable {
         return values[index]
     }
 
-    public func string(_ name: String) -> String? {
-        switch self[name] {
-        case .text(let value): return value
-        case .integer(let value): return String(value)
-        case .real(let value): return String(value)
-        case .blob(let bytes): return String(decoding: bytes, as: UTF8.self)
-        case .null: return nil
-        }
-    }
+    public func string(_ name: String) -> String? { self[name].string }
 
-    public func int(_ name: String) -> Int64? {
-        switch self[name] {
-        case .integer(let value): return value
-        case .text(let value): return Int64(value)
-        case .real(let value): return Int64(value)
-        default: return nil
-        }
-    }
+    public func int(_ name: String) -> Int64? { self[name].int }
 
     public func bool(_ name: String) -> Bool { (int(name) ?? 0) != 0 }
 

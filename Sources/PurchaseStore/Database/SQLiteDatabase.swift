@@ -115,6 +115,14 @@ public final class SQLiteDatabase: SQLDatabase {
         return rows
     }
 
+    public func forEachRow(_ sql: String, _ parameters: [SQLValue], _ body: (any SQLColumns) throws -> Void) throws {
+        let statement = try prepared(sql)
+        try statement.bind(parameters)
+        defer { sqlite3_reset(statement.handle) }
+        let columns = SQLiteColumns(handle: statement.handle)
+        while try statement.step() { try body(columns) }
+    }
+
     public func writeTransaction<T>(_ body: () throws -> T) throws -> T {
         if transactionDepth > 0 {
             return try body()  // already inside this connection's transaction: one unit of work

@@ -1,4 +1,5 @@
 import CSQLite
+import ReceiptCore
 import Foundation
 
 /// A prepared SQLite statement that finalizes itself.
@@ -100,4 +101,44 @@ final class SQLiteStatement {
     }
 
     lazy var columns: [String] = (0..<sqlite3_column_count(handle)).map { String(cString: sqlite3_column_name(handle, $0)) }
+}
+
+/// The current row of a stepped statement, read in place (valid until the next step).
+struct SQLiteColumns: SQLColumns {
+    let handle: OpaquePointer
+
+    func string(_ index: Int) -> String? {
+        let column = Int32(index)
+        switch sqlite3_column_type(handle, column) {
+        case SQLITE_NULL: return nil
+        case SQLITE_INTEGER: return String(sqlite3_column_int64(handle, column))
+        case SQLITE_FLOAT: return String(sqlite3_column_double(handle, column))
+        default: return text(column) { String(decoding: $0, as: UTF8.self) }
+        }
+    }
+
+    func int(_ index: Int) -> Int64? {
+        let column = Int32(index)
+        switch sqlite3_column_type(handle, column) {
+        case SQLITE_INTEGER: return sqlite3_column_int64(handle, column)
+        case SQLITE_FLOAT: return Int64(sqlite3_column_double(handle, column))
+        case SQLITE_TEXT: return text(column) { Int64(String(decoding: $0, as: UTF8.self)) } ?? nil
+        default: return nil
+        }
+    }
+
+    func date(_ index: Int) -> Date? {
+        let column = Int32(index)
+        guard sqlite3_column_type(handle, column) == SQLITE_TEXT else { return string(index).flatMap(StoreDates.parse) }
+        return text(column) { RFC3339.parse(utf8: $0) } ?? nil
+    }
+
+    /// The column's bytes as text (SQLite converts blobs and numbers as it does for its text).
+    private func text<T>(_ column: Int32, _ read: (UnsafeBufferPointer<UInt8>) -> T) -> T? {
+        // The text first, then its length (SQLite's advice: the length is then the text's).
+        let bytes = sqlite3_column_text(handle, column)
+        let count = Int(sqlite3_column_bytes(handle, column))
+        guard let bytes else { return count == 0 ? read(UnsafeBufferPointer(start: nil, count: 0)) : nil }  // empty, or out of memory
+        return read(UnsafeBufferPointer(start: bytes, count: count))
+    }
 }

@@ -5,8 +5,10 @@ import Synchronization
 extension PurchaseLedger {
     /// What the entitlement calculation needs about one customer, read from the database.
     func entitlementInput(_ customerId: String) throws -> EntitlementInput {
-        var transactions = try database.query("SELECT \(Self.ownedTransactionColumns) FROM transactions WHERE customer_id = ?",
-                                               [.text(customerId)]).map(Self.ownedTransaction)
+        var transactions: [OwnedTransaction] = []
+        try database.forEachRow("SELECT \(Self.ownedTransactionColumns) FROM transactions WHERE customer_id = ?", [.text(customerId)]) {
+            transactions.append(Self.ownedTransaction($0))
+        }
         let graces = try database.query("SELECT \(Self.gracePeriodColumns) FROM subscription_states WHERE customer_id = ? AND \(Self.gracePeriodCondition)",
                                         [.text(customerId)])
         Self.applyGracePeriods(graces, to: &transactions)
@@ -28,20 +30,22 @@ extension PurchaseLedger {
     // The columns each part of the input is read from, and how a row becomes it (shared with
     // `PostgresDatabase.prefetchImports`, which reads them for a whole batch).
 
+    /// Read by position (`ownedTransaction`): keep the two in the same order.
     static let ownedTransactionColumns = """
         transaction_id, original_transaction_id, product_id, product_type, environment, purchase_date,
         expires_date, revocation_date, cancellation_date, quantity
         """
 
-    static func ownedTransaction(_ row: SQLRow) -> OwnedTransaction {
-        OwnedTransaction(transactionId: row.string("transaction_id") ?? "",
-                         originalTransactionId: row.string("original_transaction_id"),
-                         productId: row.string("product_id") ?? "",
-                         productType: row.string("product_type").flatMap(ProductType.init(rawValue:)),
-                         environment: Environment(rawValue: row.string("environment") ?? "") ?? .unknown,
-                         purchaseDate: row.date("purchase_date"), expiresDate: row.date("expires_date"),
-                         revocationDate: row.date("revocation_date"), cancellationDate: row.date("cancellation_date"),
-                         quantity: row.int("quantity") ?? 1)
+    /// The transaction in `ownedTransactionColumns`, starting at column `first`.
+    static func ownedTransaction(_ c: any SQLColumns, from first: Int = 0) -> OwnedTransaction {
+        OwnedTransaction(transactionId: c.string(first) ?? "",
+                         originalTransactionId: c.string(first + 1),
+                         productId: c.string(first + 2) ?? "",
+                         productType: c.string(first + 3).flatMap(ProductType.init(rawValue:)),
+                         environment: Environment(rawValue: c.string(first + 4) ?? "") ?? .unknown,
+                         purchaseDate: c.date(first + 5), expiresDate: c.date(first + 6),
+                         revocationDate: c.date(first + 7), cancellationDate: c.date(first + 8),
+                         quantity: c.int(first + 9) ?? 1)
     }
 
     /// Apple's billing grace periods (signed renewal info, kept in `subscription_states`).

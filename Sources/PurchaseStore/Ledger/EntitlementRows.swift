@@ -36,20 +36,21 @@ struct EntitlementRow: Equatable {
         flags = source.flags.joined(separator: ", ")
     }
 
-    /// A row as stored.
-    init(_ row: SQLRow) {
-        key = Key(entitlement: row.string("entitlement") ?? "", source: row.string("source") ?? "",
-                  transactionId: row.string("transaction_id"), grantId: row.int("grant_id"))
-        startsAt = row.string("starts_at")
-        endsAt = row.string("ends_at")
-        units = row.int("units")
-        active = row.bool("active")
-        revoked = row.bool("revoked")
-        revokedBy = row.string("revoked_by")
-        reason = row.string("reason") ?? ""
-        flags = row.string("flags") ?? ""
+    /// A row as stored: `selectColumns`, starting at column `first`.
+    init(_ c: any SQLColumns, from first: Int = 0) {
+        key = Key(entitlement: c.string(first) ?? "", source: c.string(first + 1) ?? "",
+                  transactionId: c.string(first + 2), grantId: c.int(first + 3))
+        startsAt = c.string(first + 4)
+        endsAt = c.string(first + 5)
+        units = c.int(first + 6)
+        active = c.bool(first + 7)
+        revoked = c.bool(first + 8)
+        revokedBy = c.string(first + 9)
+        reason = c.string(first + 10) ?? ""
+        flags = c.string(first + 11) ?? ""
     }
 
+    /// Read by position (`init(_:from:)`): keep the two in the same order.
     static let selectColumns = """
         entitlement, source, transaction_id, grant_id, starts_at, ends_at, units, active, revoked, revoked_by, reason, flags
         """
@@ -65,8 +66,11 @@ struct EntitlementRowWriter {
 
     /// The customer's rows as the database holds them.
     func storedRows() throws -> [EntitlementRow] {
-        try database.query("SELECT \(EntitlementRow.selectColumns) FROM entitlements WHERE customer_id = ?",
-                           [.text(customerId)]).map(EntitlementRow.init)
+        var rows: [EntitlementRow] = []
+        try database.forEachRow("SELECT \(EntitlementRow.selectColumns) FROM entitlements WHERE customer_id = ?", [.text(customerId)]) {
+            rows.append(EntitlementRow($0))
+        }
+        return rows
     }
 
     /// Brings the customer's rows from `stored` (what the database holds) to `rows`.

@@ -74,11 +74,11 @@ extension PostgresDatabase {
             (customer, EntitlementInput(transactions: [], grants: [], revocations: [], appPurchase: nil, isTester: testers[customer] ?? false))
         })
         var stored: [String: [EntitlementRow]] = [:]
-        for row in rows[4] { if let customer = row.string("customer_id") { inputs[customer]?.transactions.append(PurchaseLedger.ownedTransaction(row)) } }
+        for row in rows[4] { if let customer = row.string("customer_id") { inputs[customer]?.transactions.append(PurchaseLedger.ownedTransaction(SQLRowColumns(row: row), from: 1)) } }
         for row in rows[5] { if let customer = row.string("customer_id") { inputs[customer]?.grants.append(PurchaseLedger.manualGrant(row)) } }
         for row in rows[6] { if let customer = row.string("customer_id") { inputs[customer]?.revocations.append(PurchaseLedger.manualRevocation(row)) } }
         for row in rows[7] { if let customer = row.string("customer_id") { inputs[customer]?.appPurchase = PurchaseLedger.appPurchaseFacts(row) } }
-        for row in rows[8] { if let customer = row.string("customer_id") { stored[customer, default: []].append(EntitlementRow(row)) } }
+        for row in rows[8] { if let customer = row.string("customer_id") { stored[customer, default: []].append(EntitlementRow(SQLRowColumns(row: row), from: 1)) } }
         // Apple's billing grace periods, as `entitlementInput` applies them.
         for (customer, graces) in Dictionary(grouping: rows[10], by: { $0.string("customer_id") ?? "" }) {
             guard var input = inputs[customer] else { continue }

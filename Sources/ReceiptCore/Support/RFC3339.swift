@@ -10,6 +10,9 @@ public enum RFC3339 {
         return text.withUTF8 { parse(bytes: $0) }
     }
 
+    /// Parses a timestamp from its UTF-8 bytes (a database column read in place); nil when it is not RFC 3339.
+    public static func parse(utf8 bytes: UnsafeBufferPointer<UInt8>) -> Date? { parse(bytes: bytes) }
+
     static func parse(bytes b: UnsafeBufferPointer<UInt8>) -> Date? {
         guard b.count >= 20 else { return nil }
         // The fixed part, `yyyy-mm-ddThh:mm:ss`, read without optionals (-1: not all digits).
