@@ -184,6 +184,28 @@ public struct JSONObject: @unchecked Sendable {
         }
     }
 
+    /// The object as a `JSONValue`, members sorted by key at every level.
+    public var jsonValue: JSONValue { JSONObject.value(of: values) }
+
+    static func value(of value: Any?) -> JSONValue {
+        switch value {
+        case nil, is NSNull: return .null
+        case let text as String: return .string(text)
+        case let number as NSNumber:
+            if isBool(number) { return .bool(number.boolValue) }
+            // Integers as integers; a fraction (objCType d or f) as a double unless it is whole.
+            let type = number.objCType.pointee
+            guard type == 0x64 || type == 0x66 else {
+                return type == 0x51 && number.uint64Value > UInt64(Int64.max) ? .double(number.doubleValue) : .int(number.int64Value)
+            }
+            let double = number.doubleValue
+            return double.rounded() == double && abs(double) < 9.2e18 ? .int(Int64(double)) : .double(double)
+        case let array as [Any]: return .array(array.map { JSONObject.value(of: $0) })
+        case let object as [String: Any]: return .object(object.keys.sorted().map { ($0, JSONObject.value(of: object[$0])) })
+        default: return .string("\(value ?? "")")
+        }
+    }
+
     static func isBool(_ number: NSNumber) -> Bool {
         // JSONSerialization gives booleans the Objective-C type code "c" (char).
         number.objCType.pointee == 0x63

@@ -36,6 +36,46 @@ public indirect enum JSONValue: Sendable, Equatable {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// Indented JSON text (two spaces a level, `"key" : value`, as Foundation prints it), for
+    /// people to read: an answer kept as it came.
+    public func prettyPrinted() -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity(1_024)
+        writePretty(into: &out, depth: 0)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    private func writePretty(into out: inout [UInt8], depth: Int) {
+        func newline(_ depth: Int) {
+            out.append(UInt8(ascii: "\n"))
+            out.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 2 * depth))
+        }
+        switch self {
+        case .array(let values) where !values.isEmpty:
+            out.append(UInt8(ascii: "["))
+            for (index, value) in values.enumerated() {
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                newline(depth + 1)
+                value.writePretty(into: &out, depth: depth + 1)
+            }
+            newline(depth)
+            out.append(UInt8(ascii: "]"))
+        case .object(let members) where !members.isEmpty:
+            out.append(UInt8(ascii: "{"))
+            for (index, (key, value)) in members.enumerated() {
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                newline(depth + 1)
+                JSONValue.escape(key, into: &out)
+                out.append(contentsOf: " : ".utf8)
+                value.writePretty(into: &out, depth: depth + 1)
+            }
+            newline(depth)
+            out.append(UInt8(ascii: "}"))
+        default:
+            write(into: &out)
+        }
+    }
+
     private func write(into out: inout [UInt8]) {
         switch self {
         case .null: out.append(contentsOf: "null".utf8)
