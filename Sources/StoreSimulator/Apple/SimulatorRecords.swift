@@ -23,7 +23,11 @@ public struct SimulatorRecords: Codable, Sendable {
     /// The app's Apple id (`appAppleId` in answers and notifications).
     public var appAppleId: Int64
     /// Every transaction, by transaction id.
-    public var transactions: [String: IssuedTransaction] = [:]
+    public var transactions: [String: IssuedTransaction] = [:] {
+        didSet { originals = OriginalsIndex() }
+    }
+    /// `transactions` by original transaction id (not saved: worked out again when needed).
+    private var originals = OriginalsIndex()
     /// Apple customer order id → transaction ids, in order.
     public var orders: [String: [String]] = [:]
     /// Original transaction id → what happens at the next renewal.
@@ -92,7 +96,8 @@ public struct SimulatorRecords: Codable, Sendable {
 
     /// Every transaction of the given originals in `environment`, oldest first.
     public func transactions(originals: Set<String>, in environment: SimulatorEnvironment) -> [IssuedTransaction] {
-        SimulatorRecords.sorted(transactions.values.filter { originals.contains($0.originalTransactionId) && $0.environment == environment })
+        let index = self.originals.ids(in: transactions)
+        return SimulatorRecords.sorted(originals.flatMap { index[$0] ?? [] }.compactMap { transactions[$0] }.filter { $0.environment == environment })
     }
 
     /// Every transaction of the account that made transaction `id`, oldest first; nil when
@@ -110,7 +115,7 @@ public struct SimulatorRecords: Codable, Sendable {
 
     /// The newest transaction of an original (the one a subscription's state is read from).
     public func latestTransaction(original: String) -> IssuedTransaction? {
-        SimulatorRecords.sorted(transactions.values.filter { $0.originalTransactionId == original }).last
+        SimulatorRecords.sorted((originals.ids(in: transactions)[original] ?? []).compactMap { transactions[$0] }).last
     }
 
     /// Oldest purchase first; ties broken by transaction id (numerically when both are numbers).
