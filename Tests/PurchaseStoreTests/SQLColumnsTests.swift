@@ -8,10 +8,8 @@ import Testing
 @Suite("Columns read in place")
 struct SQLColumnsTests {
     @Test func columnsReadInPlaceGiveWhatBuiltRowsGive() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("rd-cols-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }  // best effort: a leftover temp folder is harmless
-        let database = try SQLiteDatabase(path: folder.appendingPathComponent("t.sqlite").path)
+        let scratch = try ScratchDatabase(.sqlite)
+        let database = try SQLiteDatabase(path: scratch.location)
         try database.execute("CREATE TABLE v (k INTEGER PRIMARY KEY, x)", [])  // no type: each row keeps its own
         let values: [SQLValue] = [.null, .integer(42), .integer(-7), .real(2.5), .text(""), .text("12"), .text("twelve"),
                                   .text("2025-05-01T08:00:00.123Z"), .text("2025-05-01T08:00:00Z"), .text("2025-13-01T08:00:00Z"),
@@ -35,10 +33,8 @@ struct SQLColumnsTests {
 
     /// A query that fails midway leaves the statement ready for the next use.
     @Test func aFailingBodyLeavesTheStatementReusable() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("rd-cols-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }  // best effort: a leftover temp folder is harmless
-        let database = try SQLiteDatabase(path: folder.appendingPathComponent("t.sqlite").path)
+        let scratch = try ScratchDatabase(.sqlite)
+        let database = try SQLiteDatabase(path: scratch.location)
         try database.execute("CREATE TABLE v (k INTEGER PRIMARY KEY)", [])
         for key in 0..<3 { try database.execute("INSERT INTO v (k) VALUES (?)", [.integer(Int64(key))]) }
         struct Stop: Error {}

@@ -8,10 +8,8 @@ import Testing
 @Suite("SQLite text binding")
 struct SQLiteTextBindingTests {
     @Test func textReadsBackAsGiven() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("rd-bind-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }  // best effort: a leftover temp folder is harmless
-        let database = try SQLiteDatabase(path: folder.appendingPathComponent("t.sqlite").path)
+        let scratch = try ScratchDatabase(.sqlite)
+        let database = try SQLiteDatabase(path: scratch.location)
         try database.execute("CREATE TABLE kv (k INTEGER PRIMARY KEY, t TEXT)", [])
         let bridged = NSString(string: "bridged from Foundation ✓") as String  // may not be stored contiguously
         let values = ["", "a", "it's \"quoted\"; ? -- ünïcødé ✓ 🧾", String(repeating: "{\"k\":\"v\"},", count: 5_000), bridged]

@@ -24,26 +24,3 @@ struct SQLRowColumns: SQLColumns {
     func int(_ index: Int) -> Int64? { row.values[index].int }
     func date(_ index: Int) -> Date? { row.values[index].string.flatMap(StoreDates.parse) }
 }
-
-extension SQLValue {
-    /// The value as text (numbers written out, bytes decoded as UTF-8); nil for NULL.
-    var string: String? {
-        switch self {
-        case .text(let value): return value
-        case .integer(let value): return String(value)
-        case .real(let value): return String(value)
-        case .blob(let bytes): return String(decoding: bytes, as: UTF8.self)
-        case .null: return nil
-        }
-    }
-
-    /// The value as an integer (text parsed, reals truncated); nil for NULL, bytes or text that is not one.
-    var int: Int64? {
-        switch self {
-        case .integer(let value): return value
-        case .text(let value): return Int64(value)
-        case .real(let value): return Int64(value)
-        default: return nil
-        }
-    }
-}

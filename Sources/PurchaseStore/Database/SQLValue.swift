@@ -17,6 +17,29 @@ public enum SQLValue: Sendable, Equatable {
 }
 
 /// One result row: values by column name.
+extension SQLValue {
+    /// The value as text (numbers written out, bytes decoded as UTF-8); nil for NULL.
+    var string: String? {
+        switch self {
+        case .text(let value): return value
+        case .integer(let value): return String(value)
+        case .real(let value): return String(value)
+        case .blob(let bytes): return String(decoding: bytes, as: UTF8.self)
+        case .null: return nil
+        }
+    }
+
+    /// The value as an integer (text parsed, reals truncated); nil for NULL, bytes or text that is not one.
+    var int: Int64? {
+        switch self {
+        case .integer(let value): return value
+        case .text(let value): return Int64(value)
+        case .real(let value): return Int64(value)
+        default: return nil
+        }
+    }
+}
+
 public struct SQLRow: Sendable {
     public let columns: [String]
     public let values: [SQLValue]

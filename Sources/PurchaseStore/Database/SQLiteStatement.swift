@@ -45,20 +45,20 @@ final class SQLiteStatement {
         }
     }
 
-    /// Binds `text` from its own UTF-8 where the string stores it contiguously (SQLite copies
+    /// Binds `text` from its own UTF-8 (`withUTF8`: in place for a native string; SQLite copies
     /// it), instead of through a C string made for the call: a receipt's decoded JSON is bound
     /// with every import. Up to the first NUL, as a C string would be.
     private func bindText(_ text: String, at index: Int32) -> Int32 {
-        let bound = text.utf8.withContiguousStorageIfAvailable { bytes -> Int32? in
-            guard let base = bytes.baseAddress, !bytes.isEmpty else { return nil }  // a NULL pointer would bind NULL
+        var text = text
+        return text.withUTF8 { bytes in
+            // Empty text binds as empty text: a NULL pointer would bind NULL.
+            guard let base = bytes.baseAddress, !bytes.isEmpty else { return sqlite3_bind_text(handle, index, "", 0, rd_sqlite_transient()) }
             let length = memchr(base, 0, bytes.count).map { UnsafeRawPointer($0) - UnsafeRawPointer(base) } ?? bytes.count
-            guard length <= Int(Int32.max) else { return nil }
+            guard length <= Int(Int32.max) else { return SQLITE_TOOBIG }
             return UnsafeRawPointer(base).withMemoryRebound(to: CChar.self, capacity: length) { characters in
                 sqlite3_bind_text(handle, index, characters, Int32(length), rd_sqlite_transient())
             }
         }
-        if let code = bound ?? nil { return code }
-        return sqlite3_bind_text(handle, index, text, -1, rd_sqlite_transient())
     }
 
     /// Steps once: true while a row is available.

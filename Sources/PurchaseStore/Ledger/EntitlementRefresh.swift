@@ -110,10 +110,6 @@ extension PurchaseLedger {
     /// import's writing thread on SQLite) worked out side by side on the machine's cores. No
     /// customer's input depends on another's rows.
     func refreshEntitlements(_ customers: [String]) throws {
-        guard customers.count > 1 else {
-            for customer in customers { try refreshEntitlements(customer, now: clock()) }
-            return
-        }
         var pending: [RefreshInput] = []
         pending.reserveCapacity(customers.count)
         for customer in customers { pending.append(try refreshInput(customer, now: clock())) }

@@ -74,18 +74,23 @@ enum PostgresChangeFeed {
     static let events: [(event: String, rows: String)] = [("insert", "NEW TABLE AS new_rows"), ("update", "NEW TABLE AS new_rows"),
                                                           ("delete", "OLD TABLE AS old_rows")]
 
-    /// Creates the triggers when the database lacks them, and drops those of the first version
-    /// (after migrations; once per database).
-    static func install(_ database: PostgresDatabase) throws {
-        let countSQL = """
+    /// This version's triggers and the first version's, counted in the current schema.
+    static func triggerCounts(_ database: PostgresDatabase) throws -> (current: Int64, former: Int64) {
+        let row = try database.queryFirst("""
             SELECT count(*) FILTER (WHERE t.tgname LIKE ? || '%') AS current, count(*) FILTER (WHERE t.tgname = ?) AS former
             FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
             WHERE c.relnamespace = (SELECT oid FROM pg_namespace WHERE nspname = current_schema())
-            """
-        let installed = {
-            let row = try database.queryFirst(countSQL, [.text(triggerPrefix + "_"), .text(formerTrigger)])
-            return row?.int("current") == Int64(watched.count * events.count) && row?.int("former") == 0
-        }
+            """, [.text(triggerPrefix + "_"), .text(formerTrigger)])
+        return (row?.int("current") ?? 0, row?.int("former") ?? 0)
+    }
+
+    /// How many triggers this version installs: one per event on each watched table.
+    static var triggerCount: Int64 { Int64(watched.count * events.count) }
+
+    /// Creates the triggers when the database lacks them, and drops those of the first version
+    /// (after migrations; once per database).
+    static func install(_ database: PostgresDatabase) throws {
+        let installed = { try triggerCounts(database) == (current: triggerCount, former: 0) }
         guard try !installed() else { return }
         try database.writeTransaction {
             guard try !installed() else { return }
@@ -170,11 +175,7 @@ extension PostgresDatabase {
     /// Turns the change triggers off or on inside the open write transaction (a bulk copy sends
     /// no per-row notifications; turning them on again commits with it).
     func setChangeTriggers(enabled: Bool) throws {
-        let present = try queryFirst("""
-            SELECT count(*) AS n FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
-            WHERE c.relnamespace = (SELECT oid FROM pg_namespace WHERE nspname = current_schema()) AND t.tgname LIKE ? || '%'
-            """, [.text(PostgresChangeFeed.triggerPrefix + "_")])?.int("n") ?? 0
-        guard present == Int64(PostgresChangeFeed.watched.count * PostgresChangeFeed.events.count) else { return }
+        guard try PostgresChangeFeed.triggerCounts(self).current == PostgresChangeFeed.triggerCount else { return }
         for (table, _) in PostgresChangeFeed.watched {
             for (event, _) in PostgresChangeFeed.events {
                 try execute("ALTER TABLE \(table) \(enabled ? "ENABLE" : "DISABLE") TRIGGER \(PostgresChangeFeed.triggerPrefix)_\(event)", [])

@@ -56,17 +56,15 @@ struct PostgresParameters {
         }
     }
 
-    /// Whether `text` holds a NUL byte: `memchr` over its UTF-8 where the string stores it
-    /// contiguously (native strings do), byte by byte otherwise. Every text value of every
-    /// statement passes here (a receipt's decoded JSON included).
+    /// Whether `text` holds a NUL byte: `memchr` over its UTF-8 (`withUTF8`: in place for a
+    /// native string). Every text value of every statement passes here (a receipt's decoded
+    /// JSON included).
     static func holdsNUL(_ text: String) -> Bool {
-        if let found = text.utf8.withContiguousStorageIfAvailable({ bytes in
+        var text = text
+        return text.withUTF8 { bytes in
             guard let base = bytes.baseAddress, !bytes.isEmpty else { return false }
             return memchr(base, 0, bytes.count) != nil
-        }) {
-            return found
         }
-        return text.utf8.contains(0)
     }
 
     private static func nulCharacter(_ index: Int) -> StoreError {

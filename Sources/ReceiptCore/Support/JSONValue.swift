@@ -133,18 +133,14 @@ public indirect enum JSONValue: Sendable, Equatable {
     }
 
     /// Whether `text` is printable ASCII without a quote or backslash: written as it is. Read
-    /// over the string's contiguous UTF-8 where it has one (the generic sequence walk cost a
-    /// tenth of serializing an import's audit details).
+    /// over the string's UTF-8 in place (`withUTF8`; the generic sequence walk cost a tenth of
+    /// serializing an import's audit details).
     @inline(__always)
     private static func isPlain(_ text: String) -> Bool {
-        let plain = { (byte: UInt8) in byte >= 0x20 && byte < 0x7F && byte != 0x22 && byte != 0x5C }
-        if let answer = text.utf8.withContiguousStorageIfAvailable({ bytes -> Bool in
-            for byte in bytes where !plain(byte) { return false }
-            return true
-        }) {
-            return answer
+        var text = text
+        return text.withUTF8 { bytes in
+            bytes.allSatisfy { $0 >= 0x20 && $0 < 0x7F && $0 != 0x22 && $0 != 0x5C }
         }
-        return text.utf8.allSatisfy(plain)
     }
 
     /// The slow path, for text holding DEL, C1, bidirectional or zero-width characters: they are

@@ -24,10 +24,10 @@ public struct SimulatorRecords: Codable, Sendable {
     public var appAppleId: Int64
     /// Every transaction, by transaction id.
     public var transactions: [String: IssuedTransaction] = [:] {
-        didSet { originals = OriginalsIndex() }
+        didSet { originalsIndex = OriginalsIndex() }
     }
     /// `transactions` by original transaction id (not saved: worked out again when needed).
-    private var originals = OriginalsIndex()
+    private var originalsIndex = OriginalsIndex()
     /// Apple customer order id → transaction ids, in order.
     public var orders: [String: [String]] = [:]
     /// Original transaction id → what happens at the next renewal.
@@ -96,8 +96,12 @@ public struct SimulatorRecords: Codable, Sendable {
 
     /// Every transaction of the given originals in `environment`, oldest first.
     public func transactions(originals: Set<String>, in environment: SimulatorEnvironment) -> [IssuedTransaction] {
-        let index = self.originals.ids(in: transactions)
-        return SimulatorRecords.sorted(originals.flatMap { index[$0] ?? [] }.compactMap { transactions[$0] }.filter { $0.environment == environment })
+        SimulatorRecords.sorted(originals.flatMap(transactions(ofOriginal:)).filter { $0.environment == environment })
+    }
+
+    /// Every transaction of an original, in no particular order.
+    private func transactions(ofOriginal original: String) -> [IssuedTransaction] {
+        (originalsIndex.ids(in: transactions)[original] ?? []).compactMap { transactions[$0] }
     }
 
     /// Every transaction of the account that made transaction `id`, oldest first; nil when
@@ -115,7 +119,7 @@ public struct SimulatorRecords: Codable, Sendable {
 
     /// The newest transaction of an original (the one a subscription's state is read from).
     public func latestTransaction(original: String) -> IssuedTransaction? {
-        SimulatorRecords.sorted((originals.ids(in: transactions)[original] ?? []).compactMap { transactions[$0] }).last
+        SimulatorRecords.sorted(transactions(ofOriginal: original)).last
     }
 
     /// Oldest purchase first; ties broken by transaction id (numerically when both are numbers).
