@@ -70,7 +70,9 @@ struct PostgresLiveTeamTests {
         func heard(_ expected: Set<String>) throws -> Set<String> {
             var seen: Set<String> = []
             let deadline = Date().addingTimeInterval(30)  // a safety net: they come at the commit
-            while !expected.isSubset(of: seen), Date() < deadline, let changes = try console.waitForChange(timeout: 1) { seen.formUnion(changes) }
+            while !expected.isSubset(of: seen), Date() < deadline {  // a quiet second is no reason to stop
+                if let changes = try console.waitForChange(timeout: 1) { seen.formUnion(changes) }
+            }
             return seen
         }
         try f.database.execute("""
@@ -84,14 +86,16 @@ struct PostgresLiveTeamTests {
     }
 
     @Test(arguments: TestBackend.available)
-    func theChangeFeedOfEitherBackendWakesWithinASecond(_ backend: TestBackend) throws {
+    func theChangeFeedOfEitherBackendWakesAtOnceForACommittedChange(_ backend: TestBackend) throws {
         let f = try BackendLedgerFixture(backend)
         let feed = ChangeFeeds.make(for: try f.scratch.open())
         #expect(try feed.waitForChange(timeout: 0.1) == nil)
         try f.ledger.addCustomer("alice", isTester: false, operatorName: "mei")
         let start = Date()
         let changes = try #require(try feed.waitForChange(timeout: 30))
-        #expect(Date().timeIntervalSince(start) < 1)
+        // The change was committed before the wait: it returns at once (the poller's interval is
+        // 0.25 s), far from its 30 s timeout. 5 s leaves room for a loaded machine's scheduling.
+        #expect(Date().timeIntervalSince(start) < 5)
         #expect(changes.contains("audit_log:1"))
     }
 
