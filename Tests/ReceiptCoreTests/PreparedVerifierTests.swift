@@ -60,6 +60,58 @@ struct PreparedVerifierTests {
                 == key.verify(signature: good, message: message, digest: .sha1))
     }
 
+    @Test("A prefix hashed once: the same answer as the whole message, whatever is cached")
+    func absorbedPrefix() throws {
+        let signer = try PrivateKey.generateP256()
+        let key = try signer.publicKey()
+        let prepared = PreparedVerifier(key)
+        // More headers than are kept (so older ones are dropped and made again), each long enough
+        // to be absorbed, two of them differing in their last byte only, one too short to absorb.
+        var headers = (0..<PreparedVerifier.absorbedCapacity + 2).map { index in
+            Array("eyJ\(index)".utf8) + [UInt8](repeating: UInt8(ascii: "A") + UInt8(index), count: 1_000) + [UInt8(ascii: ".")]
+        }
+        headers.append(Array(headers[0].dropLast(2)) + [UInt8(ascii: "Z"), UInt8(ascii: ".")])
+        headers.append(Array("eyJzaG9ydCI6MX0.".utf8))
+        let payloads = [Array("eyJhIjoxfQ".utf8), Array("eyJhIjoyfQ".utf8), []]
+        for round in 0..<3 {
+            for header in headers {
+                for payload in payloads {
+                    let message = header + payload
+                    let good = try signer.signES256(message)
+                    var flipped = good
+                    flipped[7] ^= 0x04
+                    // Signed over the header alone, or over another header with this payload.
+                    let other = try signer.signES256(headers[(headers.firstIndex(of: header)! + 1) % headers.count] + payload)
+                    for signature in [good, flipped, other, Array(good.prefix(63))] {
+                        let whole = key.verifyES256(rawSignature: signature, message: message)
+                        #expect(prepared.verifyES256(rawSignature: signature, prefix: header[...], rest: payload[...]) == whole,
+                                "round \(round), header of \(header.count) bytes, payload \(payload.count)")
+                    }
+                    #expect(prepared.verifyES256(rawSignature: good, prefix: header[...], rest: payload[...]))
+                    // Cut elsewhere, the same bytes verify the same; a changed payload does not.
+                    #expect(prepared.verifyES256(rawSignature: good, prefix: message.dropLast(3), rest: message.suffix(3)) || message.count - 3 < PreparedVerifier.minimumAbsorbedPrefix)
+                    #expect(!prepared.verifyES256(rawSignature: good, prefix: header[...], rest: (payload + [0x41])[...]))
+                }
+            }
+        }
+    }
+
+    @Test("A real JWS verifies through its absorbed header; a changed payload under it does not")
+    func realJWSHeaderAbsorbed() throws {
+        let jws = try CompactJWS(compact: try SampleFiles.text("real-transaction-sandbox.jws"))
+        let leaf = try Certificate(der: try jws.certificate(at: 0)).publicKey()
+        let prepared = PreparedVerifier(leaf)
+        let parts = jws.signingInputParts
+        #expect(Array(parts.header) + Array(parts.payload) == Array(jws.signingInput))
+        #expect(parts.header.last == UInt8(ascii: "."))
+        for _ in 0..<2 {
+            #expect(prepared.verifyES256(rawSignature: jws.signature, prefix: parts.header, rest: parts.payload))
+            var changed = Array(parts.payload)
+            changed[changed.count / 2] ^= 0x01
+            #expect(!prepared.verifyES256(rawSignature: jws.signature, prefix: parts.header, rest: changed[...]))
+        }
+    }
+
     @Test("Concurrent verifications each get their own context")
     func concurrent() async throws {
         let signer = try PrivateKey.generateP256()

@@ -58,6 +58,7 @@ public struct CompactJWS: Sendable {
         payload = try Base64.decodeURL(bytes: payloadPart, "\(what) payload")
         signature = try Base64.decodeURL(bytes: signaturePart, "\(what) signature")
         signingInput = utf8[..<dots[1]]
+        signedHeaderCount = dots[0] + 1
         // The text as given when nothing was trimmed (no copy); otherwise the trimmed bytes.
         self.text = utf8.count == raw.utf8.count ? raw : String(decoding: utf8, as: UTF8.self)
     }
@@ -84,6 +85,16 @@ public struct CompactJWS: Sendable {
 
     /// The bytes the signature covers: ASCII `header.payload`.
     public let signingInput: ArraySlice<UInt8>
+    /// How many bytes of `signingInput` are the header's text and its dot.
+    private let signedHeaderCount: Int
+
+    /// `signingInput` cut after the header's dot: `header.`, which every artefact signed under
+    /// the same header shares (its kilobytes of `x5c` can be hashed once:
+    /// `PreparedVerifier.verifyES256(rawSignature:prefix:rest:)`), and the payload's text.
+    public var signingInputParts: (header: ArraySlice<UInt8>, payload: ArraySlice<UInt8>) {
+        let cut = signingInput.startIndex + signedHeaderCount
+        return (signingInput[..<cut], signingInput[cut...])
+    }
 
     /// The DER of `x5c[index]`.
     public func certificate(at index: Int) throws -> [UInt8] {

@@ -178,7 +178,8 @@ public struct ReceiptVerifier: Sendable {
             return Verdict(.invalid, failure.reason, chain: failure.names, validationTime: signedDate)
         case .success(let chain):
             let extra = chain.anchor.isBundledApple ? nil : chain.anchor.certificate.commonName
-            guard chain.leafVerifier.verifyES256(rawSignature: jws.signature, message: jws.signingInput) else {
+            let signed = jws.signingInputParts
+            guard chain.leafVerifier.verifyES256(rawSignature: jws.signature, prefix: signed.header, rest: signed.payload) else {
                 return Verdict(.invalid, "ES256 signature does not verify with \(chain.names[0]): the \(what) was changed after signing\(kidNote)",
                                chain: chain.names, validationTime: signedDate, extraAnchor: extra)
             }
