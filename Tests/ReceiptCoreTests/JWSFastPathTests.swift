@@ -172,6 +172,9 @@ struct JWSFastPathTests {
         #"{"transactionI":"1","transactionIdd":2,"":3,"appAccountToken":"","webOrderLineItemId":-0}"#,
         #"{"transaction\u0049d":"1","quantity":1}"#, #"{"transactionId":"1","quantity\"":1}"#, #"{ "quantity" :1,"transactionId" : "2" }"#,
         #"{"transactionId":"1","signedDate":nul}"#, #"{"transactionId":"1","price":-12,"offerType":2,"offerIdentifier":"x"}"#,
+        // Members no decoder reads: named twice, or alike but not the same; containers among them.
+        #"{"transactionId":"1","deviceVerification":"a","deviceVerification":"b"}"#, #"{"":1,"transactionId":"1","":2}"#,
+        #"{"transactionId":"1","ab":1,"ba":2,"abc":true,"x":{"a":1,"a":2}}"#, #"{"transactionId":"1","x":[{"b":null}],"y":false}"#,
     ]
 
     /// Everything a transaction decodes to, payload included, to compare two decodings.
@@ -208,15 +211,39 @@ struct JWSFastPathTests {
             #expect(current == reference, "\(String(decoding: payload.prefix(300), as: UTF8.self))")
             // The capturing reader accepts exactly what the plain one does, to the same values.
             let plain = PlainJSON.object(payload)
-            let capturing = PlainJSON.object(payload, capturing: KnownMembers(["transactionId", "quantity", "purchaseDate"]))
+            let known = KnownMembers(["transactionId", "quantity", "purchaseDate"])
+            let capturing = PlainJSON.object(payload, capturing: known)
             #expect((plain == nil) == (capturing == nil))
+            // Reading the known members alone accepts the same texts and keeps the same members,
+            // so an object left unbuilt can always be built later.
+            let membersOnly = PlainJSON.members(payload, capturing: known)
+            #expect((membersOnly == nil) == (plain == nil), "\(String(decoding: payload.prefix(300), as: UTF8.self))")
             if let plain, let capturing {
                 #expect(sameJSON(plain, capturing.0))
+                #expect(membersOnly == capturing.1)
                 captured += 1
             }
             if case .value = current { decoded += 1 }
         }
         #expect(captured > 1_000 && decoded > 1_000, "\(captured) captured, \(decoded) decoded")
+    }
+
+    @Test("a payload left unbuilt is built once, the same for every thread that asks at once")
+    func deferredPayloadAcrossThreads() async throws {
+        let text = try SampleFiles.text("real-transaction-sandbox.jws").trimmingCharacters(in: .whitespacesAndNewlines)
+        let transaction = try SignedTransaction(compactJWS: text)
+        let reference = try #require(try JSONSerialization.jsonObject(with: Data(try Self.realParts()[1])) as? [String: Any])
+        func shown(_ values: [String: Any]) -> String {
+            values.keys.sorted().map { "\($0)=\(type(of: values[$0]!)) \(JSONObject.display(values[$0]!))" }.joined(separator: ",")
+        }
+        let expected = shown(reference)
+        let seen = await withTaskGroup(of: String.self) { group in
+            for _ in 0..<16 { group.addTask { shown(transaction.payload.values) } }
+            return await group.reduce(into: [String]()) { $0.append($1) }
+        }
+        #expect(seen.count == 16 && seen.allSatisfy { $0 == expected })
+        #expect(sameJSON(transaction.payload.values, reference))
+        #expect(transaction.payload.what == "JWS transaction payload")
     }
 
     @Test("known member names are found by their exact bytes only")

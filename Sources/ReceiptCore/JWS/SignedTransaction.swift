@@ -10,7 +10,10 @@ import Foundation
 /// `jws` is nil for a payload given already decoded (as logs hold them): that is unsigned.
 public struct SignedTransaction: Sendable {
     public let jws: CompactJWS?
-    public let payload: JSONObject
+    /// The whole payload (built on first use when decoded from a JWS: the fields below are read
+    /// without it).
+    public var payload: JSONObject { deferredPayload.object }
+    private let deferredPayload: DeferredJSONObject
     public let purchase: Purchase
     public let bundleId: String?
     public let environment: EnvironmentReading
@@ -56,7 +59,7 @@ public struct SignedTransaction: Sendable {
         typealias M = Member
         let payload = members
         self.jws = jws
-        self.payload = members.object
+        deferredPayload = members.deferred
         var p = Purchase()
         p.transactionId = try payload.string(M.transactionId)
         p.originalTransactionId = try payload.string(M.originalTransactionId)

@@ -50,7 +50,7 @@ struct KnownMembers: Sendable {
 }
 
 /// A known top-level member as `PlainJSON` read it.
-enum PlainMember {
+enum PlainMember: Equatable {
     /// Not in the object.
     case absent
     case null
@@ -61,33 +61,71 @@ enum PlainMember {
     case other
 }
 
+/// A parsed JSON object, or plain JSON text whose object is built the first time it is asked
+/// for (a decoder that kept the members it reads typed may never need the rest).
+final class DeferredJSONObject: @unchecked Sendable {
+    // `built` is read and written under `lock`; `bytes` and `what` never change.
+    private let bytes: [UInt8]
+    private let what: String
+    private let lock = NSLock()
+    private var built: JSONObject?
+
+    /// An object already built.
+    init(_ object: JSONObject) {
+        (bytes, what, built) = ([], object.what, object)
+    }
+
+    /// Text `PlainJSON.members` accepted: `PlainJSON.object` reads it to the same object.
+    init(plain bytes: [UInt8], what: String) {
+        (self.bytes, self.what) = (bytes, what)
+    }
+
+    /// The object, built now if it was not.
+    var object: JSONObject {
+        lock.lock()
+        defer { lock.unlock() }
+        if let built { return built }
+        // PlainJSON accepted this text once and reads it the same way again; JSONSerialization
+        // would read plain text to the very same values, should it ever not.
+        let made = PlainJSON.object(bytes).map { JSONObject($0, what: what) }
+            ?? (try? JSONObject(parsingWithFoundation: bytes, what: what)) ?? JSONObject([:], what: what)
+        built = made
+        return made
+    }
+}
+
 /// Reads a decoder's known members from what `PlainJSON` kept, and otherwise from the object
 /// through `JSONObject`'s accessors. Every value or error is the accessor's: anything but a
 /// plainly accepted string, integer or null is handed to the accessor itself.
 struct CapturedMembers {
-    let object: JSONObject
+    /// The whole object, built only if asked for (when the text was plain JSON).
+    let deferred: DeferredJSONObject
     let known: KnownMembers
-    /// nil when the text was not plain JSON (every member is then read from `object`).
+    /// nil when the text was not plain JSON (every member is then read from the object).
     let members: [PlainMember]?
 
-    /// Parses `bytes` as `JSONObject(parsing:what:)` does, keeping `known`'s members typed.
+    /// Parses `bytes` as `JSONObject(parsing:what:)` does, keeping `known`'s members typed; the
+    /// whole object is built only when something asks for it.
     init(parsing bytes: [UInt8], what: String, known: KnownMembers) throws {
         self.known = known
-        if let (values, members) = PlainJSON.object(bytes, capturing: known) {
-            object = JSONObject(values, what: what)
+        if let members = PlainJSON.members(bytes, capturing: known) {
+            deferred = DeferredJSONObject(plain: bytes, what: what)
             self.members = members
         } else {
-            object = try JSONObject(parsingWithFoundation: bytes, what: what)  // PlainJSON already said no
+            deferred = DeferredJSONObject(try JSONObject(parsingWithFoundation: bytes, what: what))  // PlainJSON already said no
             members = nil
         }
     }
 
     /// Reads everything from `object`.
     init(object: JSONObject, known: KnownMembers) {
-        self.object = object
+        deferred = DeferredJSONObject(object)
         self.known = known
         members = nil
     }
+
+    /// The whole object.
+    var object: JSONObject { deferred.object }
 
     /// As `JSONObject.string(_:)` for the member at `position`.
     func string(_ position: Int) throws -> String? {

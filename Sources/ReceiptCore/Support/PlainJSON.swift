@@ -22,6 +22,21 @@ enum PlainJSON {
         parse(bytes, capturing: known)
     }
 
+    /// `known`'s top-level members as `object(_:capturing:)` keeps them, with no value built for
+    /// the object itself: nil exactly when that would give nil (the same grammar, the same refusal
+    /// of a member named twice), so the object can be built later from the same bytes when asked.
+    static func members(_ bytes: [UInt8], capturing known: KnownMembers) -> [PlainMember]? {
+        bytes.withUnsafeBufferPointer { buffer in
+            var reader = Reader(bytes: buffer)
+            reader.known = known
+            reader.captured = [PlainMember](repeating: .absent, count: known.names.count)
+            reader.skipSpace()
+            guard reader.peek == UInt8(ascii: "{"), reader.topLevelMembers() else { return nil }
+            reader.skipSpace()
+            return reader.index == buffer.count ? reader.captured : nil
+        }
+    }
+
     private static func parse(_ bytes: [UInt8], capturing known: KnownMembers?) -> (object: [String: Any], captured: [PlainMember])? {
         bytes.withUnsafeBufferPointer { buffer in
             var reader = Reader(bytes: buffer)
@@ -123,23 +138,94 @@ enum PlainJSON {
 
         /// A known member's value, kept typed at `position` too.
         mutating func capture(at position: Int) -> Any? {
-            switch peek {
-            case UInt8(ascii: "\""):
-                guard let text = string() else { return nil }
-                captured[position] = .string(text)
-                return text
-            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-                guard let number = number() else { return nil }
-                captured[position] = .int(number)
-                return NSNumber(value: number)
-            case UInt8(ascii: "n"):
-                guard literal("null") else { return nil }
-                captured[position] = .null
-                return NSNull()
-            default:
-                captured[position] = .other
+            let start = index
+            guard keep(at: position) else { return nil }
+            switch captured[position] {
+            case let .string(text): return text
+            case let .int(number): return NSNumber(value: number)
+            case .null: return NSNull()
+            case .other, .absent:
+                index = start  // read again, built this time
                 return value()
             }
+        }
+
+        /// A known member's value kept typed at `position`, and nothing built for anything else.
+        mutating func keep(at position: Int) -> Bool {
+            switch peek {
+            case UInt8(ascii: "\""):
+                guard let text = string() else { return false }
+                captured[position] = .string(text)
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                guard let number = number() else { return false }
+                captured[position] = .int(number)
+            case UInt8(ascii: "n"):
+                guard literal("null") else { return false }
+                captured[position] = .null
+            default:
+                captured[position] = .other
+                return skipValue()
+            }
+            return true
+        }
+
+        /// At the top-level `{`: reads it as `object()` does, keeping only the known members.
+        /// Each other member's name is remembered by its place in the text, to refuse it twice.
+        mutating func topLevelMembers() -> Bool {
+            depth += 1
+            defer { depth -= 1 }
+            index += 1
+            var others: [Range<Int>] = []
+            skipSpace()
+            if peek == UInt8(ascii: "}") {
+                index += 1
+                return true
+            }
+            while true {
+                guard peek == UInt8(ascii: "\"") else { return false }
+                let named = knownName()
+                let otherName = named == nil ? stringBytes() : nil
+                guard named != nil || otherName != nil else { return false }
+                skipSpace()
+                guard peek == UInt8(ascii: ":") else { return false }
+                index += 1
+                skipSpace()
+                if let named {
+                    guard case .absent = captured[named.position], keep(at: named.position) else { return false }
+                } else if let otherName {
+                    // Apple's payloads hold a handful of members this decoder does not read.
+                    guard others.count < 64, !others.contains(where: { same($0, otherName) }), skipValue() else { return false }
+                    others.append(otherName)
+                }
+                skipSpace()
+                switch peek {
+                case UInt8(ascii: ","):
+                    index += 1
+                    skipSpace()
+                case UInt8(ascii: "}"):
+                    index += 1
+                    return true
+                default: return false
+                }
+            }
+        }
+
+        /// A value read as `value()` reads it, built only when it is an object or an array.
+        mutating func skipValue() -> Bool {
+            switch peek {
+            case UInt8(ascii: "\""): return stringBytes() != nil
+            case UInt8(ascii: "t"): return literal("true")
+            case UInt8(ascii: "f"): return literal("false")
+            case UInt8(ascii: "n"): return literal("null")
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return number() != nil
+            default: return value() != nil
+            }
+        }
+
+        /// Whether two ranges of the text hold the same bytes.
+        func same(_ a: Range<Int>, _ b: Range<Int>) -> Bool {
+            guard a.count == b.count else { return false }
+            return a.isEmpty || memcmp(bytes.baseAddress! + a.lowerBound, bytes.baseAddress! + b.lowerBound, a.count) == 0
         }
 
         /// At `[`.
@@ -172,6 +258,12 @@ enum PlainJSON {
 
         /// At `"`: printable ASCII up to the closing quote; an escape or any other byte gives nil.
         mutating func string() -> String? {
+            guard let text = stringBytes() else { return nil }
+            return String(decoding: UnsafeBufferPointer(rebasing: bytes[text]), as: UTF8.self)
+        }
+
+        /// `string()`'s checks, past the closing quote: where its text lies, no String made.
+        mutating func stringBytes() -> Range<Int>? {
             let start = index + 1
             guard start < bytes.count, let base = bytes.baseAddress,
                   let found = memchr(base + start, Int32(UInt8(ascii: "\"")), bytes.count - start) else { return nil }
@@ -183,7 +275,7 @@ enum PlainJSON {
             for byte in text { refused |= (byte &- 0x20 >= 0x5F ? 1 : 0) | (byte == UInt8(ascii: "\\") ? 1 : 0) }
             guard refused == 0 else { return nil }
             index = end + 1
-            return String(decoding: text, as: UTF8.self)
+            return start..<end
         }
 
         mutating func literal(_ word: StaticString) -> Bool {
