@@ -91,36 +91,54 @@ enum PlainJSON {
             depth += 1
             defer { depth -= 1 }
             guard depth <= JSONObject.maxDepth else { return nil }
-            index += 1
             // Sized from what is left (Apple's members take a few dozen bytes each), so a payload's
             // twenty-odd members are inserted without the table being rehashed as it grows.
             var members: [String: Any] = Dictionary(minimumCapacity: min(64, max(4, (bytes.count - index) / 32)))
-            skipSpace()
-            if peek == UInt8(ascii: "}") {
-                index += 1
-                return members
-            }
+            if closesAtOnce(UInt8(ascii: "}")) { return members }
             while true {
                 guard peek == UInt8(ascii: "\"") else { return nil }
                 // A known name is the very String kept in `known` (its bytes are plain ASCII).
                 let named = depth == 1 ? knownName() : nil
-                guard let key = named?.name ?? string() else { return nil }
-                skipSpace()
-                guard peek == UInt8(ascii: ":") else { return nil }
-                index += 1
-                skipSpace()
+                guard let key = named?.name ?? string(), colon() else { return nil }
                 let member: Any? = if let named { capture(at: named.position) } else { value() }
                 guard let member, members.updateValue(member, forKey: key) == nil else { return nil }
+                guard let more = next(UInt8(ascii: "}")) else { return nil }
+                if !more { return members }
+            }
+        }
+
+        /// Past a container's opening byte and any space: whether `closing` follows at once
+        /// (then past it too).
+        mutating func closesAtOnce(_ closing: UInt8) -> Bool {
+            index += 1
+            skipSpace()
+            guard peek == closing else { return false }
+            index += 1
+            return true
+        }
+
+        /// Between a member's name and its value: past the `:` and the space around it.
+        mutating func colon() -> Bool {
+            skipSpace()
+            guard peek == UInt8(ascii: ":") else { return false }
+            index += 1
+            skipSpace()
+            return true
+        }
+
+        /// After a member or element: true past a `,` (another follows), false past `closing`
+        /// (the container ends), nil when neither comes.
+        mutating func next(_ closing: UInt8) -> Bool? {
+            skipSpace()
+            switch peek {
+            case UInt8(ascii: ","):
+                index += 1
                 skipSpace()
-                switch peek {
-                case UInt8(ascii: ","):
-                    index += 1
-                    skipSpace()
-                case UInt8(ascii: "}"):
-                    index += 1
-                    return members
-                default: return nil
-                }
+                return true
+            case closing:
+                index += 1
+                return false
+            default: return nil
             }
         }
 
@@ -174,22 +192,13 @@ enum PlainJSON {
         mutating func topLevelMembers() -> Bool {
             depth += 1
             defer { depth -= 1 }
-            index += 1
             var others: [Range<Int>] = []
-            skipSpace()
-            if peek == UInt8(ascii: "}") {
-                index += 1
-                return true
-            }
+            if closesAtOnce(UInt8(ascii: "}")) { return true }
             while true {
                 guard peek == UInt8(ascii: "\"") else { return false }
                 let named = knownName()
                 let otherName = named == nil ? stringBytes() : nil
-                guard named != nil || otherName != nil else { return false }
-                skipSpace()
-                guard peek == UInt8(ascii: ":") else { return false }
-                index += 1
-                skipSpace()
+                guard named != nil || otherName != nil, colon() else { return false }
                 if let named {
                     guard case .absent = captured[named.position], keep(at: named.position) else { return false }
                 } else if let otherName {
@@ -197,16 +206,8 @@ enum PlainJSON {
                     guard others.count < 64, !others.contains(where: { same($0, otherName) }), skipValue() else { return false }
                     others.append(otherName)
                 }
-                skipSpace()
-                switch peek {
-                case UInt8(ascii: ","):
-                    index += 1
-                    skipSpace()
-                case UInt8(ascii: "}"):
-                    index += 1
-                    return true
-                default: return false
-                }
+                guard let more = next(UInt8(ascii: "}")) else { return false }
+                if !more { return true }
             }
         }
 
@@ -233,26 +234,13 @@ enum PlainJSON {
             depth += 1
             defer { depth -= 1 }
             guard depth <= JSONObject.maxDepth else { return nil }
-            index += 1
             var elements: [Any] = []
-            skipSpace()
-            if peek == UInt8(ascii: "]") {
-                index += 1
-                return elements
-            }
+            if closesAtOnce(UInt8(ascii: "]")) { return elements }
             while true {
                 guard let element = value() else { return nil }
                 elements.append(element)
-                skipSpace()
-                switch peek {
-                case UInt8(ascii: ","):
-                    index += 1
-                    skipSpace()
-                case UInt8(ascii: "]"):
-                    index += 1
-                    return elements
-                default: return nil
-                }
+                guard let more = next(UInt8(ascii: "]")) else { return nil }
+                if !more { return elements }
             }
         }
 
