@@ -1,8 +1,8 @@
 import Foundation
 
-/// The names of top-level members a decoder reads, to be kept typed while `PlainJSON` reads an
-/// object: a decoder then reads them by position, without hashing a name and casting from `Any`
-/// for each. Found by a small open-addressed table over the name's bytes.
+/// The names of top-level members a decoder reads, kept typed by `PlainJSON.members`: a decoder
+/// then reads them by position, without building the object, hashing a name or casting from
+/// `Any` for each. Found by a small open-addressed table over the name's bytes.
 struct KnownMembers: Sendable {
     /// The names, by position.
     let names: [String]
@@ -13,7 +13,7 @@ struct KnownMembers: Sendable {
 
     init(_ names: [String]) {
         precondition(names.count < 64, "KnownMembers: at most 63 names")
-        // PlainJSON takes a name found here for the String it would read: plain ASCII only.
+        // PlainJSON matches a name's bytes as written, without escapes: plain ASCII only.
         precondition(names.allSatisfy { name in !name.isEmpty && name.utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F && $0 != 0x22 && $0 != 0x5C } },
                      "KnownMembers: names are non-empty printable ASCII without '\"' or '\\'")
         self.names = names

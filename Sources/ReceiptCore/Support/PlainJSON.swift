@@ -9,22 +9,23 @@ import Foundation
 ///
 /// Anything outside that subset, well-formed or not, gives nil, and `JSONObject(parsing:)` then
 /// hands the text to JSONSerialization as before: what is accepted, what is refused, and every
-/// message stay what they were. A decoder may also have the top-level members it reads kept
-/// typed (`KnownMembers`), so as not to look each up by name and cast it from `Any`.
+/// message stay what they were. A decoder may instead read only the top-level members it needs,
+/// typed (`members(_:capturing:)`), and leave the object to be built when asked for.
 enum PlainJSON {
     /// The top-level object of `bytes`, or nil when the text is not plain JSON holding an object.
     static func object(_ bytes: [UInt8]) -> [String: Any]? {
-        parse(bytes, capturing: nil)?.object
+        bytes.withUnsafeBufferPointer { buffer in
+            var reader = Reader(bytes: buffer)
+            reader.skipSpace()
+            guard reader.peek == UInt8(ascii: "{"), let object = reader.object() else { return nil }
+            reader.skipSpace()
+            return reader.index == buffer.count ? object : nil
+        }
     }
 
-    /// The same object, with `known`'s top-level members also kept typed, by position.
-    static func object(_ bytes: [UInt8], capturing known: KnownMembers) -> ([String: Any], [PlainMember])? {
-        parse(bytes, capturing: known)
-    }
-
-    /// `known`'s top-level members as `object(_:capturing:)` keeps them, with no value built for
-    /// the object itself: nil exactly when that would give nil (the same grammar, the same refusal
-    /// of a member named twice), so the object can be built later from the same bytes when asked.
+    /// `known`'s top-level members, typed, by position, with no value built for the object: nil
+    /// exactly when `object(_:)` gives nil (the same grammar, the same refusal of a member named
+    /// twice), so the object can be built later from the same bytes when asked for.
     static func members(_ bytes: [UInt8], capturing known: KnownMembers) -> [PlainMember]? {
         bytes.withUnsafeBufferPointer { buffer in
             var reader = Reader(bytes: buffer)
@@ -37,25 +38,11 @@ enum PlainJSON {
         }
     }
 
-    private static func parse(_ bytes: [UInt8], capturing known: KnownMembers?) -> (object: [String: Any], captured: [PlainMember])? {
-        bytes.withUnsafeBufferPointer { buffer in
-            var reader = Reader(bytes: buffer)
-            if let known {
-                reader.known = known
-                reader.captured = [PlainMember](repeating: .absent, count: known.names.count)
-            }
-            reader.skipSpace()
-            guard reader.peek == UInt8(ascii: "{"), let object = reader.object() else { return nil }
-            reader.skipSpace()
-            return reader.index == buffer.count ? (object, reader.captured) : nil
-        }
-    }
-
     private struct Reader {
         let bytes: UnsafeBufferPointer<UInt8>
         var index = 0
         var depth = 0
-        /// Top-level members kept typed in `captured` as well.
+        /// The top-level members `members(_:capturing:)` keeps typed in `captured`.
         var known: KnownMembers?
         var captured: [PlainMember] = []
 
@@ -96,12 +83,8 @@ enum PlainJSON {
             var members: [String: Any] = Dictionary(minimumCapacity: min(64, max(4, (bytes.count - index) / 32)))
             if closesAtOnce(UInt8(ascii: "}")) { return members }
             while true {
-                guard peek == UInt8(ascii: "\"") else { return nil }
-                // A known name is the very String kept in `known` (its bytes are plain ASCII).
-                let named = depth == 1 ? knownName() : nil
-                guard let key = named?.name ?? string(), colon() else { return nil }
-                let member: Any? = if let named { capture(at: named.position) } else { value() }
-                guard let member, members.updateValue(member, forKey: key) == nil else { return nil }
+                guard peek == UInt8(ascii: "\""), let key = string(), colon(), let member = value(),
+                      members.updateValue(member, forKey: key) == nil else { return nil }
                 guard let more = next(UInt8(ascii: "}")) else { return nil }
                 if !more { return members }
             }
@@ -142,30 +125,16 @@ enum PlainJSON {
             }
         }
 
-        /// At `"` of a top-level member name: the name and its position in `known`, past its
-        /// closing quote, when it is one of those names (nil, and nothing read, otherwise).
-        mutating func knownName() -> (position: Int, name: String)? {
+        /// At `"` of a top-level member name: its position in `known`, past its closing quote,
+        /// when it is one of those names (nil, and nothing read, otherwise).
+        mutating func knownName() -> Int? {
             let start = index + 1
             guard let known, start < bytes.count, let base = bytes.baseAddress,
                   let found = memchr(base + start, Int32(UInt8(ascii: "\"")), bytes.count - start) else { return nil }
             let end = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
             guard let position = known.position(of: UnsafeBufferPointer(rebasing: bytes[start..<end])) else { return nil }
             index = end + 1
-            return (position, known.names[position])
-        }
-
-        /// A known member's value, kept typed at `position` too.
-        mutating func capture(at position: Int) -> Any? {
-            let start = index
-            guard keep(at: position) else { return nil }
-            switch captured[position] {
-            case let .string(text): return text
-            case let .int(number): return NSNumber(value: number)
-            case .null: return NSNull()
-            case .other, .absent:
-                index = start  // read again, built this time
-                return value()
-            }
+            return position
         }
 
         /// A known member's value kept typed at `position`, and nothing built for anything else.
@@ -200,7 +169,7 @@ enum PlainJSON {
                 let otherName = named == nil ? stringBytes() : nil
                 guard named != nil || otherName != nil, colon() else { return false }
                 if let named {
-                    guard case .absent = captured[named.position], keep(at: named.position) else { return false }
+                    guard case .absent = captured[named], keep(at: named) else { return false }
                 } else if let otherName {
                     // Apple's payloads hold a handful of members this decoder does not read.
                     guard others.count < 64, !others.contains(where: { same($0, otherName) }), skipValue() else { return false }
