@@ -139,4 +139,51 @@ struct PostgresCopyTests {
         }
         #expect(try target.queryFirst("SELECT count(*) AS n FROM customers", [])?.int("n") == 0)
     }
+
+    /// What COPY's text format must escape (tab, newline, carriage return, backslash, `\N`,
+    /// `\.`), an empty text beside a NULL, wide characters, the largest integers and a blob of
+    /// the bytes that matter arrive as they left, both ways; a text holding a NUL is refused with
+    /// the table, row and column, and the target keeps nothing.
+    @Test(.enabled(if: PostgresTestServer.url != nil, PostgresTestServer.skipped))
+    func oddValuesArriveAsTheyLeftAndATextWithANULIsRefusedWhole() throws {
+        let original = try BackendLedgerFixture(.sqlite)
+        try Self.populate(original)
+        let database = original.database
+        let odd = "tab\there\nnew line\r\\ back \\N \\.\n\\.\n王小明 ✓ \u{1F600}\t"
+        try database.execute("UPDATE customers SET display_name = ?, email = '' WHERE customer_id = 'alice'", [.text(odd)])
+        try database.execute("UPDATE customers SET display_name = NULL, email = ? WHERE customer_id = 'bob'", [.text("\\")])
+        try database.execute("UPDATE orders SET version = ? WHERE order_id = 'ORD-1'", [.integer(Int64.max)])
+        try database.execute("UPDATE orders SET version = ? WHERE order_id = 'ORD-2'", [.integer(Int64.min)])
+        let bytes: [UInt8] = [0, 0x5c, 0x0a, 0x09, 0x0d, 0x4e, 0x2e, 0xff, 0x80, 0x5c, 0x78]
+        try database.execute("UPDATE receipts SET raw = ?, decoded_json = ? WHERE receipt_id = 1", [.blob(bytes), .text("{\"a\":\"x\\ny\"}\n\t")])
+        try database.execute("UPDATE receipts SET raw = ? WHERE receipt_id = 2", [.blob([])])
+
+        let scratches = [try ScratchDatabase(.postgres), try ScratchDatabase(.sqlite), try ScratchDatabase(.postgres)]
+        let there = try scratches[0].open()
+        let report = try DatabaseCopy.copy(from: database, to: there)
+        #expect(report.isVerified, "\(report.tables.filter { !$0.isIdentical })")
+        #expect(try Self.contents(there) == Self.contents(database))
+        #expect(try there.queryFirst("SELECT display_name, email FROM customers WHERE customer_id = 'alice'", [])?.string("display_name") == odd)
+        #expect(try there.queryFirst("SELECT email FROM customers WHERE customer_id = 'alice'", [])?.string("email") == "")
+        #expect(try there.queryFirst("SELECT display_name FROM customers WHERE customer_id = 'bob'", [])?["display_name"] == .null)
+        #expect(try there.queryFirst("SELECT raw FROM receipts WHERE receipt_id = 1", [])?.blob("raw") == bytes)
+        let back = try scratches[1].open()
+        #expect(try DatabaseCopy.copy(from: there, to: back).isVerified)
+        #expect(try Self.contents(back) == Self.contents(database))
+
+        // Written by SQL: the store binds text up to its first NUL, as a C string would.
+        try database.execute("UPDATE customers SET display_name = 'car' || char(0) || 'ol' WHERE customer_id = 'carol'", [])
+        #expect(try database.queryFirst("SELECT length(CAST(display_name AS BLOB)) AS n FROM customers WHERE customer_id = 'carol'", [])?.int("n") == 6)
+        let refused = try scratches[2].open()
+        do {
+            _ = try DatabaseCopy.copy(from: database, to: refused)
+            Issue.record("a text holding a NUL was copied")
+        } catch let error as StoreError {
+            #expect(error.code == .invalidInput)
+            #expect(error.reason.contains("customers row customer_id \"carol\": display_name holds a NUL character"), "\(error.reason)")
+        }
+        #expect(try refused.queryFirst("SELECT count(*) AS n FROM customers", [])?.int("n") == 0)
+        // The session is usable afterwards: the failed copy was rolled back.
+        #expect(try DatabaseCopy.copy(from: back, to: refused).isVerified)
+    }
 }

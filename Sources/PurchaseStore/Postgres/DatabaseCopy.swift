@@ -96,9 +96,7 @@ public enum DatabaseCopy {
             // Fresh planner statistics, so the first lookups on the copy use the indexes well.
             if let postgres = target as? PostgresDatabase { try postgres.execute("ANALYZE", []) }
             // Verified while the source is still held: the state that was copied is the one compared.
-            for (table, order) in tables {
-                let sourceDigest = try RowDigest.of(table, order: order, in: source)
-                let targetDigest = try RowDigest.of(table, order: order, in: target)
+            for ((table, _), (sourceDigest, targetDigest)) in zip(tables, try digests(source, target)) {
                 report.append(.init(name: table, sourceRows: sourceDigest.rows, targetRows: targetDigest.rows,
                                     contentsMatch: sourceDigest == targetDigest))
             }
@@ -108,6 +106,24 @@ public enum DatabaseCopy {
         }
         return DatabaseCopyReport(source: source.location, target: target.location, tables: report, audit: targetAudit,
                                   auditHeadMatches: heads.source == heads.target, seconds: Date().timeIntervalSince(start))
+    }
+
+    /// Each table's digest in `source` and in `target`, worked out side by side: one thread reads
+    /// each database (separate sessions), so the check takes as long as the slower side.
+    static func digests(_ source: SQLDatabase, _ target: SQLDatabase) throws -> [(RowDigest, RowDigest)] {
+        /// One side's database and what its thread found (written by that thread only, read
+        /// after `concurrentPerform` returns).
+        final class Side: @unchecked Sendable {
+            let database: SQLDatabase
+            var found: Result<[RowDigest], Error> = .success([])
+            init(_ database: SQLDatabase) { self.database = database }
+        }
+        let sides = [Side(source), Side(target)]
+        DispatchQueue.concurrentPerform(iterations: sides.count) { index in
+            let side = sides[index]
+            side.found = Result { try tables.map { try RowDigest.of($0.name, order: $0.order, in: side.database) } }
+        }
+        return Array(zip(try sides[0].found.get(), try sides[1].found.get()))
     }
 
     /// Runs `body` with every read of `database` in one consistent snapshot, taking no write lock.
@@ -164,8 +180,10 @@ public enum DatabaseCopy {
     }
 
     /// Copies one table page by page (keyset paging on its key, or customer by customer for
-    /// `entitlements`, which has none) with multi-row INSERTs; returns the rows copied.
+    /// `entitlements`, which has none): into PostgreSQL with one COPY, elsewhere with multi-row
+    /// INSERTs; returns the rows copied.
     private static func copyTable(_ table: String, order: [String], from source: SQLDatabase, to target: SQLDatabase) throws -> Int64 {
+        if let postgres = target as? PostgresDatabase { return try copyTable(table, order: order, from: source, to: postgres) }
         var copied: Int64 = 0
         try RowPager.forEachPage(table, order: order, in: source, pageSize: pageSize) { rows in
             guard let columns = rows.first?.columns else { return }
@@ -182,6 +200,32 @@ public enum DatabaseCopy {
             copied += Int64(rows.count)
         }
         return copied
+    }
+
+    /// `copyTable` into PostgreSQL: the pages stream into one `COPY … FROM STDIN`, which stores
+    /// all or none of them (less work for the server than the same rows as INSERT statements).
+    private static func copyTable(_ table: String, order: [String], from source: SQLDatabase, to target: PostgresDatabase) throws -> Int64 {
+        var stream: PostgresCopyStream?
+        var sent: Int64 = 0
+        do {
+            try RowPager.forEachPage(table, order: order, in: source, pageSize: pageSize) { rows in
+                guard let columns = rows.first?.columns else { return }
+                if stream == nil { stream = try target.beginCopy(into: table, columns: columns) }
+                guard let copy = stream, copy.columns == columns else {
+                    throw StoreError(.invalidRequest, "\(table) changed its columns while it was copied: run the copy again")
+                }
+                for row in rows { try copy.send(row.values) }
+                sent += Int64(rows.count)
+            }
+            let stored = Int64(try stream?.finish() ?? 0)
+            guard stored == sent else {
+                throw StoreError(.sql, "PostgreSQL at \(target.location) stored \(stored) rows of \(table), \(sent) were sent")
+            }
+            return stored
+        } catch {
+            stream?.abandon(because: "the copy of \(table) failed")
+            throw error
+        }
     }
 
     /// Moves each identity counter past the largest copied id, so new rows get new ids.
@@ -226,7 +270,8 @@ enum RowPager {
 }
 
 /// An order-independent digest of a table's rows (the sum of each row's SHA-256 prefix), so two
-/// backends that sort text differently still agree on equal contents.
+/// backends that sort text differently still agree on equal contents. A row's material is each
+/// column, in name order: the name's length and bytes, the value's kind, its length and bytes.
 struct RowDigest: Equatable {
     var rows: Int64 = 0
     var sumHigh: UInt64 = 0
@@ -234,24 +279,40 @@ struct RowDigest: Equatable {
 
     static func of(_ table: String, order: [String], in database: SQLDatabase) throws -> RowDigest {
         var digest = RowDigest()
+        var material: [UInt8] = []
         try RowPager.forEachPage(table, order: order, in: database, pageSize: 1_000) { rows in
-            for row in rows { digest.add(row) }
+            digest.add(page: rows, material: &material)
         }
         return digest
     }
 
-    mutating func add(_ row: SQLRow) {
-        var material: [UInt8] = []
-        for (column, value) in zip(row.columns, row.values).sorted(by: { $0.0 < $1.0 }) {
-            material += Array("\(column)=".utf8)
-            switch value {
-            case .null: material += [0]
-            case .integer(let number): material += [1] + Array(String(number).utf8)
-            case .real(let number): material += [2] + Array("\(number)".utf8)
-            case .text(let text): material += [3] + Array(text.utf8)
-            case .blob(let bytes): material += [4] + bytes
+    /// Adds every row of `rows`; `material` is scratch space.
+    mutating func add(page rows: [SQLRow], material: inout [UInt8]) {
+        // The rows of a page come from one statement: one column order for all of them.
+        var columns: [String] = []
+        var byName: [(index: Int, name: [UInt8])] = []
+        for row in rows {
+            if row.columns != columns {
+                columns = row.columns
+                byName = columns.indices.sorted { columns[$0] < columns[$1] }.map { ($0, Array(columns[$0].utf8)) }
             }
-            material += Array(";\(material.count);".utf8)
+            add(row, byName: byName, material: &material)
+        }
+    }
+
+    /// Adds `row`, its columns taken in `byName` order (their positions and names, sorted by
+    /// name); `material` is scratch space.
+    private mutating func add(_ row: SQLRow, byName: [(index: Int, name: [UInt8])], material: inout [UInt8]) {
+        material.removeAll(keepingCapacity: true)
+        for (index, name) in byName {
+            Self.appendField(name, kind: 0, to: &material)
+            switch row.values[index] {
+            case .null: material.append(1)
+            case .integer(let number): Self.appendField(Array(String(number).utf8), kind: 2, to: &material)
+            case .real(let number): Self.appendField(Array("\(number)".utf8), kind: 3, to: &material)
+            case .text(var text): text.withUTF8 { Self.appendField($0, kind: 4, to: &material) }
+            case .blob(let bytes): bytes.withUnsafeBufferPointer { Self.appendField($0, kind: 5, to: &material) }
+            }
         }
         let hash = DigestAlgorithm.sha256.hash(material)
         let high = hash.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
@@ -259,5 +320,12 @@ struct RowDigest: Equatable {
         rows += 1
         sumHigh = sumHigh &+ high
         sumLow = sumLow &+ low
+    }
+
+    /// The kind, the length (8 bytes, little-endian) and the bytes: no two rows' fields read alike.
+    private static func appendField<Bytes: Collection<UInt8>>(_ bytes: Bytes, kind: UInt8, to material: inout [UInt8]) {
+        material.append(kind)
+        withUnsafeBytes(of: UInt64(bytes.count).littleEndian) { material.append(contentsOf: $0) }
+        material.append(contentsOf: bytes)
     }
 }

@@ -1,0 +1,191 @@
+import CLibPQ
+import Foundation
+
+/// Rows written in the text format of PostgreSQL's `COPY … FROM STDIN`: one line per row,
+/// values separated by tabs, NULL as `\N`; a backslash, newline, carriage return or tab inside a
+/// value is written as its escape, and a blob as `\\x` and its hex digits (the `bytea` input,
+/// with its backslash escaped). Integers and reals are written as the statement parameters
+/// write them (`PostgresParameters`), so both paths hand the server the same text.
+struct PostgresCopyText {
+    private(set) var bytes: [UInt8] = []
+
+    init(reservingCapacity capacity: Int = 0) { bytes.reserveCapacity(capacity) }
+
+    /// A text value holding a NUL, which PostgreSQL text cannot hold: its position in the row.
+    struct NULCharacter: Error {
+        let column: Int
+    }
+
+    /// Appends one row. Refuses text holding a NUL (`NULCharacter`), leaving the text as it was.
+    mutating func append(_ values: [SQLValue]) throws {
+        let start = bytes.count
+        for (index, value) in values.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: "\t")) }
+            switch value {
+            case .null: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "N")])
+            case .integer(let number): bytes.append(contentsOf: String(number).utf8)
+            case .real(let number): bytes.append(contentsOf: "\(number)".utf8)
+            case .text(let text):
+                guard appendEscaped(text) else {
+                    bytes.removeSubrange(start...)
+                    throw NULCharacter(column: index)
+                }
+            case .blob(let blob): appendHex(blob)
+            }
+        }
+        bytes.append(UInt8(ascii: "\n"))
+    }
+
+    mutating func removeAll() { bytes.removeAll(keepingCapacity: true) }
+
+    /// Appends `text` escaped; false (and part of it appended) when it holds a NUL.
+    private mutating func appendEscaped(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { utf8 in
+            var start = 0
+            for (offset, byte) in utf8.enumerated() {
+                let escape: UInt8
+                switch byte {
+                case UInt8(ascii: "\\"): escape = UInt8(ascii: "\\")
+                case UInt8(ascii: "\n"): escape = UInt8(ascii: "n")
+                case UInt8(ascii: "\r"): escape = UInt8(ascii: "r")
+                case UInt8(ascii: "\t"): escape = UInt8(ascii: "t")
+                case 0: return false
+                default: continue
+                }
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<offset]))
+                bytes.append(contentsOf: [UInt8(ascii: "\\"), escape])
+                start = offset + 1
+            }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...]))
+            return true
+        }
+    }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    private mutating func appendHex(_ blob: [UInt8]) {
+        bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\"), UInt8(ascii: "x")])
+        for byte in blob {
+            bytes.append(Self.hexDigits[Int(byte >> 4)])
+            bytes.append(Self.hexDigits[Int(byte & 0x0f)])
+        }
+    }
+}
+
+/// One `COPY table (columns) FROM STDIN` under way on a session of an open write transaction:
+/// rows go out in chunks of about a megabyte (`send`), and `finish` ends the copy and returns
+/// the rows the server stored. A failure on either side ends the copy, fails the transaction
+/// (which the caller rolls back) and is thrown as the statement's.
+final class PostgresCopyStream {
+    private let database: PostgresDatabase
+    let table: String
+    let columns: [String]
+    private var text = PostgresCopyText(reservingCapacity: PostgresCopyStream.chunkBytes + 64 * 1024)
+    private var open = true
+
+    /// Bytes gathered before they are handed to libpq.
+    static let chunkBytes = 1 << 20
+
+    fileprivate init(database: PostgresDatabase, table: String, columns: [String]) {
+        self.database = database
+        self.table = table
+        self.columns = columns
+    }
+
+    /// Adds `values` (in `columns` order) to the copy. A text value holding a NUL ends the copy
+    /// with an error naming the table, the row (its first column) and the column.
+    func send(_ values: [SQLValue]) throws {
+        do {
+            try text.append(values)
+        } catch let nul as PostgresCopyText.NULCharacter {
+            abandon(because: "a value holds a NUL character")
+            let column = nul.column < columns.count ? columns[nul.column] : "\(nul.column + 1)"
+            throw StoreError(.invalidInput, "\(table) row \(Self.rowName(columns, values)): \(column) holds a NUL character, which PostgreSQL text cannot store")
+        }
+        if text.bytes.count >= Self.chunkBytes { try flush() }
+    }
+
+    /// The row by its first column (the key of every copied table but `entitlements`), written
+    /// visibly: "customer_id \"alice\"".
+    private static func rowName(_ columns: [String], _ values: [SQLValue]) -> String {
+        guard let column = columns.first, let value = values.first else { return "?" }
+        switch value {
+        case .integer(let number): return "\(column) \(number)"
+        case .text(let text): return "\(column) \(String(text.prefix(64)).debugDescription)"
+        default: return column
+        }
+    }
+
+    /// Ends the copy; the number of rows the server stored.
+    func finish() throws -> Int {
+        try flush()
+        open = false
+        return try database.endCopy(table, abandoning: nil)
+    }
+
+    /// Ends the copy unfinished (the caller's own failure): the server stores none of it and the
+    /// transaction fails.
+    func abandon(because reason: String) {
+        guard open else { return }
+        open = false
+        _ = try? database.endCopy(table, abandoning: reason)
+    }
+
+    private func flush() throws {
+        guard !text.bytes.isEmpty else { return }
+        let sent = text.bytes.withUnsafeBytes { raw in
+            PQputCopyData(database.connection.handle, raw.baseAddress!.assumingMemoryBound(to: CChar.self), Int32(raw.count))
+        }
+        text.removeAll()
+        guard sent == 1 else {
+            // The connection failed; ending the copy collects the server's account of it.
+            open = false
+            _ = try database.endCopy(table, abandoning: "the connection failed")
+            throw StoreError(.sql, "copying rows into \(table) on PostgreSQL at \(database.location) failed: libpq could not send them")
+        }
+    }
+}
+
+extension PostgresDatabase {
+    /// Starts `COPY table (columns) FROM STDIN` in the open write transaction (nothing may be
+    /// queued to send before it). Send the rows through the stream and `finish` it.
+    func beginCopy(into table: String, columns: [String]) throws -> PostgresCopyStream {
+        guard transactionDepth > 0, queuedWrites.isEmpty, !pipelinesWrites else {
+            throw StoreError(.sql, "COPY into \(table) needs an open write transaction with nothing queued before it")
+        }
+        let quoted = columns.map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }.joined(separator: ", ")
+        roundTrips += 1
+        statementsSent += 1
+        let started = PQexec(connection.handle, "COPY \(table) (\(quoted)) FROM STDIN")
+        defer { PQclear(started) }
+        guard let started, PQresultStatus(started) == PGRES_COPY_IN else {
+            let failure = connection.failure(started)
+            recordFailure(failure)
+            throw failure.storeError(doing: "starting to copy rows into \(table)", location: location)
+        }
+        return PostgresCopyStream(database: self, table: table, columns: columns)
+    }
+
+    /// Ends the copy under way (`abandoning`: with that reason, so the server stores nothing)
+    /// and reads its outcome: the rows stored, or the failure, which the transaction keeps.
+    fileprivate func endCopy(_ table: String, abandoning reason: String?) throws -> Int {
+        let ended = reason.map { PQputCopyEnd(connection.handle, $0) } ?? PQputCopyEnd(connection.handle, nil)
+        var stored: Int?
+        var failure: PostgresFailure?
+        while let result = PQgetResult(connection.handle) {
+            defer { PQclear(result) }
+            if PQresultStatus(result) == PGRES_COMMAND_OK {
+                stored = PQcmdTuples(result).flatMap { Int(String(cString: $0)) }
+            } else if failure == nil {
+                failure = connection.failure(result)
+            }
+        }
+        if failure == nil && (ended != 1 || stored == nil) { failure = connection.failure(nil) }
+        if let failure {
+            recordFailure(failure)
+            throw failure.storeError(doing: "copying rows into \(table)", location: location)
+        }
+        return stored ?? 0
+    }
+}

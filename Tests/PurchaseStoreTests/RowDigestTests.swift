@@ -1,0 +1,59 @@
+import Foundation
+@testable import PurchaseStore
+import Testing
+
+/// The digest `db copy` compares a table by on both sides: blind to the order of rows and of
+/// columns, as two backends may return them, and changed by any change of a value, its kind or
+/// its column.
+@Suite("db copy's row digest")
+struct RowDigestTests {
+    static let columns = ["id", "name", "raw", "score", "note"]
+    static let rows: [[SQLValue]] = [
+        [.integer(1), .text("alice"), .blob([0, 1, 2]), .real(0.5), .null],
+        [.integer(2), .text("bob\tsmith"), .blob([]), .real(-1e300), .text("")],
+        [.integer(Int64.max), .text("王小明"), .blob([0x5c, 0x4e]), .real(3), .text("x")],
+    ]
+
+    static func digest(_ rows: [[SQLValue]], columns: [String] = columns, pages: Int = 1) -> RowDigest {
+        var digest = RowDigest()
+        var material: [UInt8] = []
+        let size = max(1, (rows.count + pages - 1) / pages)
+        for start in stride(from: 0, to: rows.count, by: size) {
+            digest.add(page: rows[start..<min(rows.count, start + size)].map { SQLRow(columns: columns, values: $0) }, material: &material)
+        }
+        return digest
+    }
+
+    @Test func theOrderOfRowsColumnsAndPagesDoesNotMatter() {
+        let base = Self.digest(Self.rows)
+        #expect(base.rows == 3)
+        #expect(Self.digest(Self.rows.reversed()) == base)
+        #expect(Self.digest(Self.rows, pages: 3) == base)
+        let order = [3, 0, 4, 2, 1]
+        #expect(Self.digest(Self.rows.map { row in order.map { row[$0] } }, columns: order.map { Self.columns[$0] }) == base)
+    }
+
+    @Test func everyChangeOfAValueItsKindOrItsColumnIsSeen() {
+        let base = Self.digest(Self.rows)
+        let changes: [(String, (inout [[SQLValue]]) -> Void)] = [
+            ("a text", { $0[0][1] = .text("alicf") }),
+            ("NULL for empty text", { $0[1][4] = .null }),
+            ("empty text for NULL", { $0[0][4] = .text("") }),
+            ("an integer for its text", { $0[0][0] = .text("1") }),
+            ("a blob for its text", { $0[0][1] = .blob(Array("alice".utf8)) }),
+            ("a real for its integer", { $0[0][0] = .real(1) }),
+            ("a blob byte", { $0[2][2] = .blob([0x5c, 0x4f]) }),
+            ("a blob one byte longer", { $0[1][2] = .blob([0]) }),
+            ("two values swapped", { rows in (rows[0][1], rows[0][4]) = (rows[0][4], rows[0][1]) }),
+            ("text moved across a column boundary", { rows in rows[1][1] = .text("bob\t"); rows[1][4] = .text("smith") }),
+            ("a row missing", { $0.removeLast() }),
+            ("a row twice", { $0.append($0[0]) }),
+        ]
+        for (name, change) in changes {
+            var rows = Self.rows
+            change(&rows)
+            #expect(Self.digest(rows) != base, "\(name) went unseen")
+        }
+        #expect(Self.digest(Self.rows, columns: ["id", "name", "raw", "score", "memo"]) != base, "a renamed column went unseen")
+    }
+}
