@@ -82,6 +82,7 @@ enum DatabaseCommand {
             print(JSONValue.object([
                 ("source", .string(report.source)), ("target", .string(report.target)), ("verified", .bool(report.isVerified)),
                 ("rows", .int(report.rowsCopied)), ("seconds", .double((report.seconds * 1_000).rounded() / 1_000)),
+                ("vacuumFailed", .string(report.unsettled)),
                 ("tables", .array(report.tables.map { table in
                     .object([("name", .string(table.name)), ("source", .int(table.sourceRows)), ("target", .int(table.targetRows)),
                              ("contentsMatch", .bool(table.contentsMatch))])
@@ -103,6 +104,9 @@ enum DatabaseCommand {
                       + (report.auditHeadMatches ? ", ending where the source's ends" : ", but its head differs from the source's"))
             }
             if !report.isVerified { print("the copy does NOT match the source: the target was \(createdFile ? "removed" : "emptied"); copy again") }
+            if let unsettled = report.unsettled {
+                print("note: the copy could not be vacuumed and analysed (\(unsettled)): its first lookups may be slow until autovacuum runs, or run VACUUM ANALYZE")
+            }
         }
         return report.isVerified ? .ok : .verificationFailed
     }

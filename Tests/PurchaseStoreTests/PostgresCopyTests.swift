@@ -54,6 +54,13 @@ struct PostgresCopyTests {
         #expect(there.tables.allSatisfy { $0.sourceRows == $0.targetRows && $0.contentsMatch })
         #expect(heard.count == there.tables.count)
         #expect(try Self.contents(postgres) == Self.contents(original.database))
+        // Vacuumed and analysed at once, not left for autovacuum to do under the first lookups.
+        #expect(there.unsettled == nil)
+        let settled = try postgres.query("""
+            SELECT relname FROM pg_stat_user_tables WHERE schemaname = current_schema() AND relname IN ('customers', 'transactions', 'audit_log')
+            AND last_vacuum IS NOT NULL AND last_analyze IS NOT NULL
+            """, []).compactMap { $0.string("relname") }
+        #expect(settled.sorted() == ["audit_log", "customers", "transactions"])
 
         let back = try ScratchDatabase(.sqlite)
         let sqlite = try back.open()

@@ -20,7 +20,10 @@ public struct DatabaseCopyReport: Sendable {
     public let audit: AuditVerification
     /// Whether the target's audit head names the same last entry and hash as the source's.
     public let auditHeadMatches: Bool
-    public let seconds: Double
+    public internal(set) var seconds: Double
+    /// Why a verified copy into PostgreSQL could not be vacuumed and analysed (the copy stands;
+    /// autovacuum will do it later), nil when it was.
+    public internal(set) var unsettled: String? = nil
 
     /// True when every table arrived whole and the audit chain verifies.
     public var isVerified: Bool { tables.allSatisfy(\.isIdentical) && audit.isIntact && auditHeadMatches }
@@ -93,8 +96,6 @@ public enum DatabaseCopy {
                 if let postgres { try continueIdentities(postgres) }
                 try postgres?.setChangeTriggers(enabled: true)
             }
-            // Fresh planner statistics, so the first lookups on the copy use the indexes well.
-            if let postgres = target as? PostgresDatabase { try postgres.execute("ANALYZE", []) }
             // Verified while the source is still held: the state that was copied is the one compared.
             for ((table, _), (sourceDigest, targetDigest)) in zip(tables, try digests(source, target)) {
                 report.append(.init(name: table, sourceRows: sourceDigest.rows, targetRows: targetDigest.rows,
@@ -104,8 +105,11 @@ public enum DatabaseCopy {
             heads = (try source.queryFirst(head, []).map { [$0["seq"], $0["hash"]] }, try target.queryFirst(head, []).map { [$0["seq"], $0["hash"]] })
             targetAudit = try AuditLog.verify(target)
         }
-        return DatabaseCopyReport(source: source.location, target: target.location, tables: report, audit: targetAudit,
-                                  auditHeadMatches: heads.source == heads.target, seconds: Date().timeIntervalSince(start))
+        var copy = DatabaseCopyReport(source: source.location, target: target.location, tables: report, audit: targetAudit,
+                                      auditHeadMatches: heads.source == heads.target, seconds: 0)
+        if copy.isVerified, let postgres = target as? PostgresDatabase { copy.unsettled = settle(postgres) }
+        copy.seconds = Date().timeIntervalSince(start)
+        return copy
     }
 
     /// Each table's digest in `source` and in `target`, worked out side by side: one thread reads
@@ -124,6 +128,23 @@ public enum DatabaseCopy {
             side.found = Result { try tables.map { try RowDigest.of($0.name, order: $0.order, in: side.database) } }
         }
         return Array(zip(try sides[0].found.get(), try sides[1].found.get()))
+    }
+
+    /// Brings the copy to the state queries expect of a settled database: planner statistics,
+    /// and every page marked visible to all, so index-only scans answer from the index (a page
+    /// still unmarked sends them to the table). Left to autovacuum, this happens a minute later,
+    /// taking a core from the first operators' lookups. After the source's snapshot is let go:
+    /// on the same server, it would keep the new rows from counting as visible to all. Nil when
+    /// done, else why not (the copy stands either way).
+    private static func settle(_ target: PostgresDatabase) -> String? {
+        do {
+            _ = try target.connection.executeScript("VACUUM (ANALYZE) " + tables.map(\.name).joined(separator: ", "))
+            return nil
+        } catch let failure as PostgresFailure {
+            return failure.message
+        } catch {
+            return "\(error)"
+        }
     }
 
     /// Runs `body` with every read of `database` in one consistent snapshot, taking no write lock.
