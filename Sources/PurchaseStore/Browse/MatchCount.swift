@@ -24,6 +24,9 @@ extension Browser {
     public func matchCount(_ table: BrowseTable, filter: BrowseFilter) throws -> MatchCount {
         let cap = BrowseLimits.matchCountCap
         let unplanned = BrowseQuery(table, filter, database.dialect)
+        if unplanned.predicates.isEmpty, !unplanned.sources.isEmpty {
+            return try cappedUnionCount(unplanned)
+        }
         let broadness = try broad(unplanned)
         if unplanned.predicates.isEmpty, broadness.contains(true) {
             return MatchCount(count: cap, isLowerBound: true)  // one lookup alone matches more than the cap
@@ -48,5 +51,20 @@ extension Browser {
         }
         let found = try matchingRows(query, KeyStep(.first, newestFirst: table.newestFirst), limit: Int(cap) + 1)
         return MatchCount(count: min(Int64(found.rows.count), cap), isLowerBound: found.rows.count > cap || found.scannedThrough != nil)
+    }
+
+    /// The count of rows matching any of `query`'s lookups (it has no other condition) in one
+    /// statement: each lookup read to at most one row past the cap, their union counted to the
+    /// cap. A lookup that alone matches more than the cap makes the count a lower bound, as
+    /// `broad` would have found in a statement of its own.
+    private func cappedUnionCount(_ query: BrowseQuery) throws -> MatchCount {
+        let cap = BrowseLimits.matchCountCap
+        let branches = query.sources.enumerated().map { index, source in
+            "SELECT k FROM (SELECT \(query.key) AS k FROM \(query.tableName) WHERE \(source.sql) LIMIT \(cap + 1)) AS lookup\(index)"
+        }
+        let sql = SQLDialect.plannedPerValues + "SELECT count(*) AS n FROM (SELECT k FROM (" + branches.joined(separator: " UNION ")
+            + ") AS matched LIMIT \(cap + 1)) AS capped"
+        let n = try database.queryFirst(sql, query.sources.flatMap(\.parameters))?.int("n") ?? 0
+        return MatchCount(count: min(n, cap), isLowerBound: n > cap)
     }
 }
