@@ -128,15 +128,40 @@ public enum AuditLog {
                                                            target: target, details: details.serialized()))
             return
         }
+        if let sqlite = database as? SQLiteDatabase, sqlite.keptAudit != nil {
+            sqlite.keptAudit?.append(PendingAuditEntry(at: StoreDates.format(date), operatorName: operatorName, action: action,
+                                                       target: target, details: details.serialized()))
+            return
+        }
         try append(database, at: date, operatorName: operatorName, action: action, target: target, details: details)
     }
 
-    /// Appends the entries `appendAtCommit` kept for the commit, in order: one head read after
-    /// the lock, the entries' inserts and one head update (sent with COMMIT when the transaction
-    /// pipelines its writes).
+    /// Runs `body` inside the caller's SQLite write transaction, keeping the entries it appends
+    /// (`appendAtCommit`), then appends them together as PostgreSQL does at its commit: one head
+    /// read, the entries' inserts, one head update (a batch import's hundred entries cost 102
+    /// statements, not 300). Nothing in `body` may roll back a savepoint: an entry it kept would
+    /// outlive its change. When `body` throws, its entries are dropped with the transaction.
+    static func appendingTogether<T>(_ database: SQLiteDatabase, _ body: () throws -> T) throws -> T {
+        guard database.keptAudit == nil else { return try body() }
+        database.keptAudit = []
+        defer { database.keptAudit = nil }
+        let result = try body()
+        let entries = database.keptAudit ?? []
+        database.keptAudit = nil
+        try appendTogether(database, entries)
+        return result
+    }
+
+    /// Appends the entries `appendAtCommit` kept for the commit.
     static func appendPending(_ database: PostgresDatabase) throws {
         let entries = database.pendingAudit
         database.pendingAudit = []
+        try appendTogether(database, entries)
+    }
+
+    /// Appends `entries` in order: one head read after the lock, the entries' inserts and one
+    /// head update (on PostgreSQL sent with COMMIT when the transaction pipelines its writes).
+    private static func appendTogether(_ database: SQLDatabase, _ entries: [PendingAuditEntry]) throws {
         guard !entries.isEmpty else { return }
         try database.lockAuditChain()
         let head = try database.queryFirst("SELECT seq, hash FROM audit_head WHERE id = 1", [])

@@ -13,6 +13,9 @@ public final class SQLiteDatabase: SQLDatabase {
     /// so the usual look-up needs no hashing of the text (an equal text is still required).
     private var statementsByAddress: [Int: SQLiteStatement] = [:]
     private var transactionDepth = 0
+    /// Audit entries kept to be appended together (`AuditLog.appendingTogether`), nil when
+    /// entries are appended as they come.
+    var keptAudit: [PendingAuditEntry]?
     /// Copies the write-ahead log into the file in the background (writing connections only).
     private(set) var checkpointer: SQLiteCheckpointer?
 

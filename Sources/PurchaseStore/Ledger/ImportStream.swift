@@ -94,7 +94,11 @@ extension PurchaseLedger {
             let sqlite = database as? SQLiteDatabase
             let outcomes = try database.writeTransaction {
                 entitlementCache?.beginBatch(dataVersion: try sqlite?.dataVersion(), changes: sqlite?.totalChanges())
-                return try applyBatch(count: batch.count, item, isolated: false, firstIndex: batch.lowerBound)
+                // No savepoint here: the batch's audit entries can be appended together.
+                guard let sqlite else { return try applyBatch(count: batch.count, item, isolated: false, firstIndex: batch.lowerBound) }
+                return try AuditLog.appendingTogether(sqlite) {
+                    try applyBatch(count: batch.count, item, isolated: false, firstIndex: batch.lowerBound)
+                }
             }
             entitlementCache?.endBatch(changes: sqlite?.totalChanges())
             return outcomes
