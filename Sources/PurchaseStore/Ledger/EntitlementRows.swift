@@ -3,7 +3,10 @@ import ReceiptCore
 
 /// One row of the `entitlements` table as a refresh writes it: one source of one entitlement.
 /// `computed_at` is left out: it records when the row's content last changed, not a refresh.
-struct EntitlementRow: Equatable {
+/// A class: a refresh hands each row through the calculation, the comparison with the stored
+/// rows and the cache, and a struct of nine strings was copied (and destroyed) field by field
+/// at each step, a tenth of a batch import's writing thread on SQLite.
+final class EntitlementRow: Equatable, Sendable {
     /// What names a source among a customer's rows: a purchase by its transaction, a manual
     /// grant by its id, the paid-to-free rule by its entitlement alone.
     struct Key: Hashable {
@@ -48,6 +51,11 @@ struct EntitlementRow: Equatable {
         revokedBy = c.string(first + 9)
         reason = c.string(first + 10) ?? ""
         flags = c.string(first + 11) ?? ""
+    }
+
+    static func == (a: EntitlementRow, b: EntitlementRow) -> Bool {
+        a === b || (a.key == b.key && a.startsAt == b.startsAt && a.endsAt == b.endsAt && a.units == b.units && a.active == b.active
+                    && a.revoked == b.revoked && a.revokedBy == b.revokedBy && a.reason == b.reason && a.flags == b.flags)
     }
 
     /// Read by position (`init(_:from:)`): keep the two in the same order.
