@@ -86,6 +86,8 @@ final class PostgresCopyStream {
 
     /// Bytes gathered before they are handed to libpq.
     static let chunkBytes = 1 << 20
+    /// The most handed to libpq in one call.
+    static let pieceBytes = 1 << 30
 
     fileprivate init(database: PostgresDatabase, table: String, columns: [String]) {
         self.database = database
@@ -134,8 +136,16 @@ final class PostgresCopyStream {
 
     private func flush() throws {
         guard !text.bytes.isEmpty else { return }
-        let sent = text.bytes.withUnsafeBytes { raw in
-            PQputCopyData(database.connection.handle, raw.baseAddress!.assumingMemoryBound(to: CChar.self), Int32(raw.count))
+        // In pieces libpq's Int32 length can carry (one row's hex can pass 2 GB in principle).
+        let sent = text.bytes.withUnsafeBytes { raw -> Int32 in
+            var offset = 0
+            while offset < raw.count {
+                let length = min(raw.count - offset, Self.pieceBytes)
+                let piece = (raw.baseAddress! + offset).assumingMemoryBound(to: CChar.self)
+                guard PQputCopyData(database.connection.handle, piece, Int32(length)) == 1 else { return -1 }
+                offset += length
+            }
+            return 1
         }
         text.removeAll()
         guard sent == 1 else {
