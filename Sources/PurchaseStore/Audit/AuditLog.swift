@@ -141,14 +141,13 @@ public enum AuditLog {
     /// read, the entries' inserts, one head update (a batch import's hundred entries cost 102
     /// statements, not 300). Nothing in `body` may roll back a savepoint: an entry it kept would
     /// outlive its change. When `body` throws, its entries are dropped with the transaction.
-    static func appendingTogether<T>(_ database: SQLiteDatabase, _ body: () throws -> T) throws -> T {
-        guard database.keptAudit == nil else { return try body() }
-        database.keptAudit = []
-        defer { database.keptAudit = nil }
+    /// Elsewhere (PostgreSQL defers its own appends to the commit) `body` simply runs.
+    static func appendingTogether<T>(_ database: SQLDatabase, _ body: () throws -> T) throws -> T {
+        guard let sqlite = database as? SQLiteDatabase, sqlite.keptAudit == nil else { return try body() }
+        sqlite.keptAudit = []
+        defer { sqlite.keptAudit = nil }
         let result = try body()
-        let entries = database.keptAudit ?? []
-        database.keptAudit = nil
-        try appendTogether(database, entries)
+        try appendTogether(sqlite, sqlite.keptAudit ?? [])
         return result
     }
 

@@ -91,9 +91,9 @@ public struct Browser {
     /// the lookups would sort them all. A query with no index lookup of its own uses an index
     /// on one of its equality predicates (`env:` with an index on environment) as its source,
     /// rather than scanning in chunks.
-    func planned(_ query: BrowseQuery, broadness: [Bool]? = nil) throws -> BrowseQuery {
+    func planned(_ query: BrowseQuery) throws -> BrowseQuery {
         if !query.sources.isEmpty {
-            guard try (broadness ?? broad(query)).contains(true) else { return query }
+            guard try broad(query).contains(true) else { return query }
             var walked = query
             walked.sources = []
             walked.predicates = [SQLCondition.any(query.sources)] + query.predicates

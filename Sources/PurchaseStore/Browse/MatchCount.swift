@@ -24,26 +24,11 @@ extension Browser {
     public func matchCount(_ table: BrowseTable, filter: BrowseFilter) throws -> MatchCount {
         let cap = BrowseLimits.matchCountCap
         let unplanned = BrowseQuery(table, filter, database.dialect)
-        if unplanned.predicates.isEmpty, !unplanned.sources.isEmpty {
-            return try cappedUnionCount(unplanned)
-        }
-        let broadness = try broad(unplanned)
-        if unplanned.predicates.isEmpty, broadness.contains(true) {
-            return MatchCount(count: cap, isLowerBound: true)  // one lookup alone matches more than the cap
-        }
-        let query = try planned(unplanned, broadness: broadness)
-        if !query.sources.isEmpty {
-            // Every lookup is narrow here (`planned`): their union, each with the other conditions.
-            let branches = query.sources.map { source -> (sql: String, parameters: [SQLValue]) in
-                let conditions = [source] + query.predicates
-                return ("SELECT \(query.key) AS k FROM \(query.tableName) WHERE " + conditions.map(\.sql).joined(separator: " AND "),
-                        conditions.flatMap(\.parameters))
-            }
-            let sql = SQLDialect.plannedPerValues + "SELECT count(*) AS n FROM (SELECT k FROM (" + branches.map(\.sql).joined(separator: " UNION ")
-                + ") AS matched LIMIT \(cap + 1)) AS capped"
-            let n = try database.queryFirst(sql, branches.flatMap(\.parameters))?.int("n") ?? 0
-            return MatchCount(count: min(n, cap), isLowerBound: n > cap)
-        }
+        // Lookups alone need no plan: a broad one shows as a count past the cap.
+        if unplanned.predicates.isEmpty, !unplanned.sources.isEmpty { return try cappedUnionCount(unplanned) }
+        let query = try planned(unplanned)
+        // Every lookup is narrow here (`planned`): their union, each with the other conditions.
+        if !query.sources.isEmpty { return try cappedUnionCount(query) }
         if query.predicates.isEmpty {
             // Nothing applies here: the whole list shows.
             let total = try rowCount(query.tableName)
@@ -53,18 +38,21 @@ extension Browser {
         return MatchCount(count: min(Int64(found.rows.count), cap), isLowerBound: found.rows.count > cap || found.scannedThrough != nil)
     }
 
-    /// The count of rows matching any of `query`'s lookups (it has no other condition) in one
-    /// statement: each lookup read to at most one row past the cap, their union counted to the
-    /// cap. A lookup that alone matches more than the cap makes the count a lower bound, as
+    /// The count of rows matching any of `query`'s lookups, each with its other conditions, in
+    /// one statement: each lookup read to at most one row past the cap, their union counted to
+    /// the cap. A lookup that alone matches more than the cap makes the count a lower bound, as
     /// `broad` would have found in a statement of its own.
     private func cappedUnionCount(_ query: BrowseQuery) throws -> MatchCount {
         let cap = BrowseLimits.matchCountCap
-        let branches = query.sources.enumerated().map { index, source in
-            "SELECT k FROM (SELECT \(query.key) AS k FROM \(query.tableName) WHERE \(source.sql) LIMIT \(cap + 1)) AS lookup\(index)"
+        let branches = query.sources.enumerated().map { index, source -> (sql: String, parameters: [SQLValue]) in
+            let conditions = [source] + query.predicates
+            return ("SELECT k FROM (SELECT \(query.key) AS k FROM \(query.tableName) WHERE " + conditions.map(\.sql).joined(separator: " AND ")
+                        + " LIMIT \(cap + 1)) AS lookup\(index)",
+                    conditions.flatMap(\.parameters))
         }
-        let sql = SQLDialect.plannedPerValues + "SELECT count(*) AS n FROM (SELECT k FROM (" + branches.joined(separator: " UNION ")
+        let sql = SQLDialect.plannedPerValues + "SELECT count(*) AS n FROM (SELECT k FROM (" + branches.map(\.sql).joined(separator: " UNION ")
             + ") AS matched LIMIT \(cap + 1)) AS capped"
-        let n = try database.queryFirst(sql, query.sources.flatMap(\.parameters))?.int("n") ?? 0
+        let n = try database.queryFirst(sql, branches.flatMap(\.parameters))?.int("n") ?? 0
         return MatchCount(count: min(n, cap), isLowerBound: n > cap)
     }
 }

@@ -95,8 +95,7 @@ extension PurchaseLedger {
             let outcomes = try database.writeTransaction {
                 entitlementCache?.beginBatch(dataVersion: try sqlite?.dataVersion(), changes: sqlite?.totalChanges())
                 // No savepoint here: the batch's audit entries can be appended together.
-                guard let sqlite else { return try applyBatch(count: batch.count, item, isolated: false, firstIndex: batch.lowerBound) }
-                return try AuditLog.appendingTogether(sqlite) {
+                return try AuditLog.appendingTogether(database) {
                     try applyBatch(count: batch.count, item, isolated: false, firstIndex: batch.lowerBound)
                 }
             }

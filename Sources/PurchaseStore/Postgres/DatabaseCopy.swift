@@ -329,8 +329,8 @@ struct RowDigest: Equatable {
             Self.appendField(name, kind: 0, to: &material)
             switch row.values[index] {
             case .null: material.append(1)
-            case .integer(let number): Self.appendField(Array(String(number).utf8), kind: 2, to: &material)
-            case .real(let number): Self.appendField(Array("\(number)".utf8), kind: 3, to: &material)
+            case .integer(let number): Self.appendField(String(number).utf8, kind: 2, to: &material)
+            case .real(let number): Self.appendField("\(number)".utf8, kind: 3, to: &material)
             case .text(var text): text.withUTF8 { Self.appendField($0, kind: 4, to: &material) }
             case .blob(let bytes): bytes.withUnsafeBufferPointer { Self.appendField($0, kind: 5, to: &material) }
             }
