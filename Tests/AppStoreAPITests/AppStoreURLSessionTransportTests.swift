@@ -55,15 +55,22 @@ final class MisbehavingServer: @unchecked Sendable {
 
     var url: URL { URL(string: "http://127.0.0.1:\(port)/verifyReceipt") ?? URL(fileURLWithPath: "/") }
 
-    /// A loopback port nothing listens on.
-    static func closedPort() -> UInt16 {
-        let fd = listenOnLoopback()
-        let port = self.port(of: fd)
-        close(fd)
-        return port
+    /// A loopback port that refuses connections for as long as the value lives: bound, so no
+    /// other test's server can take it meanwhile (a port merely closed could be handed to the
+    /// next server that asks, which then answered the connection), and never listening.
+    final class RefusingPort {
+        let port: UInt16
+        private let fd: Int32
+
+        init() {
+            fd = MisbehavingServer.listenOnLoopback(listening: false)
+            port = MisbehavingServer.port(of: fd)
+        }
+
+        deinit { close(fd) }
     }
 
-    private static func listenOnLoopback() -> Int32 {
+    private static func listenOnLoopback(listening: Bool = true) -> Int32 {
         #if canImport(Glibc)
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
@@ -77,7 +84,7 @@ final class MisbehavingServer: @unchecked Sendable {
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard bound == 0, listen(fd, 4) == 0 else {
+        guard bound == 0, !listening || listen(fd, 4) == 0 else {
             close(fd)
             return -1
         }
@@ -129,8 +136,10 @@ struct AppStoreURLSessionTransportTests {
 
     @Test("nothing listening is connectionRefused")
     func refused() async throws {
-        let url = try #require(URL(string: "http://127.0.0.1:\(MisbehavingServer.closedPort())/verifyReceipt"))
+        let refusing = MisbehavingServer.RefusingPort()
+        let url = try #require(URL(string: "http://127.0.0.1:\(refusing.port)/verifyReceipt"))
         let error = try await #require(throws: AppStoreError.self) { try await URLSessionTransport().send(try Self.request(url)) }
+        withExtendedLifetime(refusing) {}
         #expect(error.code == .connectionRefused, "\(error.reason)")
     }
 
