@@ -63,13 +63,19 @@ final class ImportPipeline<Value>: @unchecked Sendable {
         condition.broadcast()
     }
 
-    /// Stops handing out items and waits for the workers to finish the ones they hold.
+    /// Stops handing out items, waits for the workers to finish the ones they hold, and frees
+    /// the items still kept, here and now: a worker thread may hold the pipeline a moment after
+    /// it is done, and the items would otherwise go only with that thread. No item can be read
+    /// afterwards.
     func finish() {
         condition.lock()
         stopping = true
         condition.broadcast()
         while running > 0 { condition.wait() }
+        let kept = slots
+        slots = Array(repeating: nil, count: slots.count)
         condition.unlock()
+        withExtendedLifetime(kept) {}
     }
 
     private func claim() -> Int? {
