@@ -13,8 +13,9 @@ import Foundation
 ///   `backgroundPages`), the writer copies that remainder itself, so the whole log is in the
 ///   database file and the next write starts it afresh: the log stays bounded however long the
 ///   import runs.
-/// - Should the log ever reach `inlinePages` (the thread cannot keep up), the writer copies it
-///   now, as SQLite's own automatic checkpoint would.
+/// - Should the log ever reach `inlinePages` (the thread cannot keep up), the writer waits for
+///   the thread's copy under way and copies the rest now, as SQLite's own automatic checkpoint
+///   would.
 final class SQLiteCheckpointer: @unchecked Sendable {
     let path: String
     let backgroundPages: Int32
@@ -27,8 +28,9 @@ final class SQLiteCheckpointer: @unchecked Sendable {
     private var running = false
     /// The log's frames the last background checkpoint had copied, when it ended.
     private var copiedThrough: Int32 = 0
-    /// Background checkpoints run so far (for tests).
-    private(set) var backgroundRuns = 0
+    /// Background checkpoints run so far, and the log frames they found copied when they ended.
+    private var runs = 0
+    private var frames = 0
     /// The log's size after the previous commit, and whether it has started afresh since the
     /// last background copy (read and written on the writer's thread only).
     private var previousPages: Int32 = 0
@@ -38,6 +40,14 @@ final class SQLiteCheckpointer: @unchecked Sendable {
         self.path = path
         self.backgroundPages = max(1, backgroundPages)
         self.inlinePages = max(self.backgroundPages, inlinePages)
+    }
+
+    /// The background checkpoints run so far and the log frames they had copied when they ended
+    /// (for tests).
+    var backgroundProgress: (runs: Int, frames: Int) {
+        condition.lock()
+        defer { condition.unlock() }
+        return (runs, frames)
     }
 
     /// Installs the checkpointer as `db`'s WAL hook (replacing SQLite's automatic checkpoint).
@@ -61,6 +71,13 @@ final class SQLiteCheckpointer: @unchecked Sendable {
             restarted = false
         }
         let left = pages >= copiedThrough ? pages - copiedThrough : pages
+        if pages >= inlinePages {
+            // The thread cannot keep up: the writer waits for its copy under way (a checkpoint
+            // next to it would find the log busy and copy nothing), takes over the request and
+            // copies the rest itself, so the next write starts the log afresh.
+            while copying { condition.wait() }
+            requested = false
+        }
         let finishHere = !copying && !requested && left <= backgroundPages / 4
         if finishHere || pages >= inlinePages {
             condition.unlock()
@@ -95,6 +112,7 @@ final class SQLiteCheckpointer: @unchecked Sendable {
 
     private func work() {
         var connection: OpaquePointer?
+        var readOnce = false
         if sqlite3_open_v2(path, &connection, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK, let connection {
             sqlite3_busy_timeout(connection, 1_000)
         }
@@ -107,12 +125,21 @@ final class SQLiteCheckpointer: @unchecked Sendable {
             condition.unlock()
             var log: Int32 = 0
             var copied: Int32 = 0
+            // A connection learns that the file is in WAL mode only when it first reads it; until
+            // then a checkpoint on it does nothing and says so with a log of -1 frames.
+            if let connection, !readOnce {
+                readOnce = sqlite3_exec(connection, "SELECT count(*) FROM sqlite_master", nil, nil, nil) == SQLITE_OK
+            }
             // A connection that could not open leaves the work to the writer (inlinePages).
             let code = connection.map { sqlite3_wal_checkpoint_v2($0, nil, SQLITE_CHECKPOINT_PASSIVE, &log, &copied) } ?? SQLITE_CANTOPEN
             condition.lock()
             copying = false
-            backgroundRuns += 1
-            if code == SQLITE_OK { copiedThrough = copied }
+            condition.broadcast()  // a writer at the inline limit waits for this copy to end
+            runs += 1
+            if code == SQLITE_OK && copied >= 0 {
+                copiedThrough = copied
+                frames += Int(copied)
+            }
         }
         condition.unlock()
         // Closed before `stop()` returns, so that the writer's connection, closing next, is the
