@@ -40,11 +40,12 @@ enum PostgresBench {
         for mode in Mode.allCases {
             for backend in ["sqlite", "postgresql"] {
                 var single: Double = 0
+                var singleLoad: (busy: Double, stolen: Double)?
                 for processes in [1, 4] {
                     let location = try scratch.newDatabase(backend)
                     _ = try PurchaseDatabase.open(location)  // migrated once, before timing
                     LedgerBenchCases.say("backends: \(backend), \(mode.label), from \(processes) process(es)…", progress)
-                    let (transactions, seconds) = try importFromProcesses(processes, location: location, receipts: receipts, batch: mode.batchSize)
+                    let (transactions, seconds, load) = try importFromProcesses(processes, location: location, receipts: receipts, batch: mode.batchSize)
                     try LedgerBenchCases.expect(transactions == Int64(receipts * LedgerImportBench.purchasesPerReceipt),
                                                 "\(backend): \(transactions) transactions recorded by \(processes) processes (\(mode.label)), not \(receipts * 3)")
                     let rate = seconds > 0 ? Double(transactions) / seconds : 0
@@ -53,10 +54,14 @@ enum PostgresBench {
                                                        value: rate, aim: aimed && processes == 1 ? .atLeast(batchedAim) : .none))
                     if processes == 1 {
                         single = rate
+                        singleLoad = load
                         if mode == .oneEach { try BackendFigures.lookups(location, backend: backend, count: receipts, runs: runs, into: &report) }
                     } else if single > 0 {
                         report.figures.append(LedgerFigure(name: "\(backend) import, \(mode.label), \(processes) processes ÷ 1 process", value: rate / single,
                                                            aim: aimed ? .atLeast(batchedScalingAim) : .none))
+                        if mode == .batched, let singleLoad {
+                            report.notes.append(MachineLoad.ceilingNote("backends: \(backend), \(mode.label)", single: singleLoad, processes: processes, theirs: load))
+                        }
                     }
                 }
             }
@@ -66,8 +71,10 @@ enum PostgresBench {
     }
 
     /// Starts `count` workers on `location`, waits until each is ready, lets them go at once and
-    /// returns the transactions they recorded and the seconds from go to the last one's `done`.
-    static func importFromProcesses(_ count: Int, location: String, receipts: Int, batch: Int) throws -> (Int64, Double) {
+    /// returns the transactions they recorded, the seconds from go to the last one's `done` and
+    /// how busy the whole machine was meanwhile.
+    static func importFromProcesses(_ count: Int, location: String, receipts: Int, batch: Int) throws
+        -> (Int64, Double, (busy: Double, stolen: Double)?) {
         let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]  // not Linux: argv[0]
         var workers: [(process: Process, input: Pipe, output: Pipe)] = []
         for index in 0..<count {
@@ -84,12 +91,14 @@ enum PostgresBench {
         for worker in workers {
             guard readLine(worker.output) == "ready" else { throw BenchmarkError.ledger("a bench worker did not start (\(location))") }
         }
+        let machineAtStart = MachineLoad.now()
         let start = ContinuousClock.now
         for worker in workers { worker.input.fileHandleForWriting.write(Data("go\n".utf8)) }
         // The import ends with the last `done`: a worker's exit after it (removing its receipt
         // files, closing its sessions) is not import time.
         let lines = workers.map { readLine($0.output) ?? "" }
         let seconds = LedgerBenchCases.seconds(ContinuousClock.now - start)
+        let load = machineAtStart.flatMap { start in MachineLoad.now()?.since(start) }
         var transactions: Int64 = 0
         for (worker, line) in zip(workers, lines) {
             worker.process.waitUntilExit()
@@ -98,7 +107,7 @@ enum PostgresBench {
             }
             transactions += recorded
         }
-        return (transactions, seconds)
+        return (transactions, seconds, load)
     }
 
     /// One line from a worker's output, without its newline; nil at the end.
