@@ -11,7 +11,11 @@ enum TestHold {
               let text = environment["RECEIPTDESK_TEST_HOLD_AT_ITEM"], let item = Int(text), item >= 0 else { return nil }
         return { index in
             guard index == item else { return }
-            FileManager.default.createFile(atPath: path, contents: Data("\(getpid())\n".utf8))
+            guard FileManager.default.createFile(atPath: path, contents: Data("\(getpid())\n".utf8)) else {
+                // The test would wait for the file in vain: end now, loudly, without committing.
+                FileHandle.standardError.write(Data("receiptdesk: test hold: cannot write \(path)\n".utf8))
+                exit(70)
+            }
             while true { pause() }  // until the test's SIGKILL
         }
     }
