@@ -112,6 +112,38 @@ struct PostgresBackendTests {
         #expect(throws: StoreError(.constraint, "")) { try database.execute("INSERT INTO kv (k) VALUES ('z')", []) }
     }
 
+    /// A deadlock (40P01, raised here by the server on demand) rolls the transaction back and
+    /// runs it again whole; one that never clears is reported as busy, saying how often it ran.
+    @Test(.enabled(if: PostgresTestServer.url != nil, PostgresTestServer.skipped))
+    func aDeadlockIsRunAgainWholeAndOneThatNeverClearsSaysHowOftenItRan() throws {
+        let scratch = try ScratchDatabase(.postgres)
+        let database = try PostgresDatabase(url: scratch.location)
+        try database.execute("CREATE TABLE kv (k TEXT PRIMARY KEY, v BIGINT NOT NULL)", [])
+        let deadlock = "DO $$ BEGIN RAISE EXCEPTION 'deadlock detected (forced)' USING ERRCODE = '40P01'; END $$"
+        var runs = 0
+        try database.writeTransaction {
+            runs += 1
+            try database.execute("INSERT INTO kv VALUES ('a', ?)", [.integer(Int64(runs))])
+            if runs < 3 { try database.execute(deadlock, []) }
+        }
+        #expect(runs == 3)
+        #expect(try database.query("SELECT v FROM kv", []).compactMap { $0.int("v") } == [3], "only the run that committed left its row")
+        runs = 0
+        do {
+            try database.writeTransaction {
+                runs += 1
+                try database.execute("INSERT INTO kv VALUES ('b', 1)", [])
+                try database.execute(deadlock, [])
+            }
+            Issue.record("a deadlock on every run was committed")
+        } catch let error as StoreError {
+            #expect(error.code == .busy)
+            #expect(error.reason.contains("deadlock detected (forced), \(PostgresDatabase.maxAttempts) times") && error.reason.hasSuffix("try again"), "\(error.reason)")
+        }
+        #expect(runs == PostgresDatabase.maxAttempts)
+        #expect(try database.query("SELECT k FROM kv WHERE k = 'b'", []).isEmpty)
+    }
+
     @Test(arguments: TestBackend.available)
     func aSavepointUndoesAFailedStatementAndTheTransactionGoesOn(_ backend: TestBackend) throws {
         let scratch = try ScratchDatabase(backend)

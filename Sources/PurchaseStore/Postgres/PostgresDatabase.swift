@@ -179,7 +179,7 @@ public final class PostgresDatabase: SQLDatabase {
                 attempt += 1
                 usleep(useconds_t(UInt32.random(in: 2_000...20_000) * UInt32(attempt)))
             case .retry(let failure):
-                throw failure.storeError(doing: "writing (tried \(attempt) times)", location: location)
+                throw failure.storeError(doing: "writing (tried \(attempt) times)", location: location, attempts: attempt)
             case .lostBeforeStart(let failure):
                 // Nothing ran yet: a stale session (the server restarted) gets one fresh try.
                 guard !reconnected else { throw failure.storeError(doing: "starting a transaction", location: location) }

@@ -28,8 +28,9 @@ struct PostgresFailure: Error, Sendable {
     /// migrated the database): preparing it again cures it.
     var isStalePlan: Bool { sqlstate == "0A000" && message.contains("cached plan") }
 
-    /// The `StoreError` callers see, `doing` saying what was attempted and `location` where.
-    func storeError(doing: String, location: String) -> StoreError {
+    /// The `StoreError` callers see, `doing` saying what was attempted and `location` where;
+    /// `attempts`, how many times a transaction ran before giving up (said when more than once).
+    func storeError(doing: String, location: String, attempts: Int = 1) -> StoreError {
         if connectionLost {
             return StoreError(.cannotOpen, "lost the connection to PostgreSQL at \(location) (\(message)): nothing of this change was saved; run it again when the server is back")
         }
@@ -37,7 +38,8 @@ struct PostgresFailure: Error, Sendable {
         case let state where state.hasPrefix("23"):
             return StoreError(.constraint, "\(doing): \(message)")
         case "40001", "40P01", "55P03", "53300", "57014":
-            return StoreError(.busy, "database \(location) is busy (\(message)): another receiptdesk is writing to it; try again")
+            let tries = attempts > 1 ? ", \(attempts) times" : ""
+            return StoreError(.busy, "database \(location) is busy (\(message)\(tries)): another receiptdesk is writing to it; try again")
         case "28P01", "28000":
             return StoreError(.cannotOpen, "PostgreSQL at \(location) refused the login (\(message)): check the user, PGPASSWORD or ~/.pgpass")
         case "3D000":
