@@ -28,7 +28,8 @@ final class SQLiteCheckpointer: @unchecked Sendable {
     private var running = false
     /// The log's frames the last background checkpoint had copied, when it ended.
     private var copiedThrough: Int32 = 0
-    /// Background checkpoints run so far, and the log frames they found copied when they ended.
+    /// Background checkpoints run so far, and the sum over them of the log frames each found
+    /// copied when it ended.
     private var runs = 0
     private var frames = 0
     /// The log's size after the previous commit, and whether it has started afresh since the
@@ -42,8 +43,8 @@ final class SQLiteCheckpointer: @unchecked Sendable {
         self.inlinePages = max(self.backgroundPages, inlinePages)
     }
 
-    /// The background checkpoints run so far and the log frames they had copied when they ended
-    /// (for tests).
+    /// The background checkpoints run so far and the sum over them of the log frames each found
+    /// copied when it ended (for tests).
     var backgroundProgress: (runs: Int, frames: Int) {
         condition.lock()
         defer { condition.unlock() }
