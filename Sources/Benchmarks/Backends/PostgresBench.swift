@@ -40,7 +40,7 @@ enum PostgresBench {
         for mode in Mode.allCases {
             for backend in ["sqlite", "postgresql"] {
                 var single: Double = 0
-                var singleLoad: (busy: Double, stolen: Double)?
+                var singleLoad: MachineLoad.Share?
                 for processes in [1, 4] {
                     let location = try scratch.newDatabase(backend)
                     _ = try PurchaseDatabase.open(location)  // migrated once, before timing
@@ -74,7 +74,7 @@ enum PostgresBench {
     /// returns the transactions they recorded, the seconds from go to the last one's `done` and
     /// how busy the whole machine was meanwhile.
     static func importFromProcesses(_ count: Int, location: String, receipts: Int, batch: Int) throws
-        -> (Int64, Double, (busy: Double, stolen: Double)?) {
+        -> (Int64, Double, MachineLoad.Share?) {
         let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]  // not Linux: argv[0]
         var workers: [(process: Process, input: Pipe, output: Pipe)] = []
         for index in 0..<count {

@@ -11,6 +11,9 @@ struct MachineLoad {
     /// Seconds the host gave to other machines while this one wanted a core (a VM's steal).
     let stolen: Double
 
+    /// Over a span: the share of the machine's CPU time that was busy, and the share stolen.
+    typealias Share = (busy: Double, stolen: Double)
+
     /// The counters now.
     static func now() -> MachineLoad? {
         guard let text = try? String(contentsOfFile: "/proc/stat", encoding: .utf8),
@@ -26,7 +29,7 @@ struct MachineLoad {
 
     /// From `start` to these counters: the share of the machine's CPU time that was busy and the
     /// share stolen by the host; nil when too little time passed to tell.
-    func since(_ start: MachineLoad) -> (busy: Double, stolen: Double)? {
+    func since(_ start: MachineLoad) -> Share? {
         let busy = self.busy - start.busy, idle = self.idle - start.idle, stolen = self.stolen - start.stolen
         let total = busy + idle + stolen
         guard total > 0.05 else { return nil }
@@ -36,8 +39,8 @@ struct MachineLoad {
     /// The note for an import from one process that kept `single` of the machine busy: how many
     /// times its throughput `processes` of them can reach here, where they share the same cores,
     /// and how busy they kept it (`theirs`).
-    static func ceilingNote(_ what: String, single: (busy: Double, stolen: Double), processes: Int,
-                            theirs: (busy: Double, stolen: Double)?) -> String {
+    static func ceilingNote(_ what: String, single: Share, processes: Int,
+                            theirs: Share?) -> String {
         let cores = ProcessInfo.processInfo.activeProcessorCount
         let ceiling = single.busy > 0 ? min(Double(processes), max(0, 1 - single.stolen) / single.busy) : Double(processes)
         var text = what + String(format: ": from 1 process the machine's %d cores were %.0f%% busy (%.2f cores: the importer, the server, anything else; %.0f%% stolen by the host), so %d processes sharing them can reach at most %.2f× of it here",
