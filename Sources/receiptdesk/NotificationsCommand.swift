@@ -24,7 +24,8 @@ enum NotificationsCommand {
         guard let since = try dateOption(try args.value("--since"), "--since") else {
             throw CommandFailure.usage("notifications fetch needs --since DATE (Apple keeps 180 days)")
         }
-        let until = try dateOption(try args.value("--until"), "--until") ?? now
+        let givenUntil = try dateOption(try args.value("--until"), "--until")
+        let until = givenUntil ?? now
         let environment = try storeEnvironment(try args.value("--environment"))
         _ = try args.finish(maxPositionals: 0)
         guard since < until else { throw CommandFailure.usage("--since \(RFC3339.format(since)) is not before --until \(RFC3339.format(until))") }
@@ -33,7 +34,7 @@ enum NotificationsCommand {
         let actions = session.actions, operatorName = options.operatorName, quiet = options.json
         fflush(nil)  // what was printed comes before the progress lines
         let result = try session.run {
-            try await actions.fetchNotificationHistory(start: since, end: until, environment: environment, operatorName: operatorName) { fetch in
+            try await actions.fetchNotificationHistory(start: since, end: until, openEnded: givenUntil == nil, environment: environment, operatorName: operatorName) { fetch in
                 if !quiet { FileHandle.standardOutput.write(Data("page \(fetch.pages): \(fetch.seen) read, \(fetch.applied) new\n".utf8)) }
             }
         }
@@ -43,8 +44,11 @@ enum NotificationsCommand {
                                     ("pages", .int(fetch.pages)), ("seen", .int(fetch.seen)), ("applied", .int(fetch.applied)),
                                     ("status", .string(fetch.status)), ("problems", .array(result.problems.map { .string($0) }))]).serialized())
         } else {
-            print("notification history \(RFC3339.format(since)) – \(RFC3339.format(until)) (\(environment.rawValue.lowercased())): \(fetch.seen) notifications in \(fetch.pages) pages, \(fetch.applied) new, \(fetch.seen - fetch.applied) already applied")
+            print("notification history \(RFC3339.format(fetch.startDate)) – \(RFC3339.format(fetch.endDate)) (\(environment.rawValue.lowercased())): \(fetch.seen) notifications in \(fetch.pages) pages, \(fetch.applied) new, \(fetch.seen - fetch.applied) already applied")
             result.problems.forEach { print("problem: \($0)") }
+            if fetch.endDate < until {
+                print("resumed fetch #\(fetch.fetchId), interrupted earlier, over its own period: run it again for what came after \(RFC3339.format(fetch.endDate))")
+            }
         }
         return result.problems.isEmpty ? .ok : .verificationFailed
     }

@@ -80,4 +80,13 @@ extension PurchaseLedger {
     }
 
     private func lockCustomerRow(_ customerId: String) throws { try database.lockCustomer(customerId) }
+
+    /// Refuses a token plan the ledger has moved past since it was made (another token set, the
+    /// purchase moved to another customer), before Apple is asked.
+    func checkAppAccountTokenPlan(_ plan: AppAccountTokenPlan) throws {
+        let fresh = try planAppAccountToken(original: plan.originalTransactionId, token: plan.token)
+        guard fresh.customerId == plan.customerId, fresh.currentTokens == plan.currentTokens else {
+            throw StoreError(.alreadyExists, "purchase \(plan.originalTransactionId) changed since the preview (owner \(fresh.customerId), tokens \(fresh.currentTokens.isEmpty ? "none" : fresh.currentTokens.joined(separator: ", "))): nothing was asked of Apple; look again")
+        }
+    }
 }

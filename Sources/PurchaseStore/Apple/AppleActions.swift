@@ -50,9 +50,14 @@ public struct AppleActions: Sendable {
     // MARK: Extensions
 
     /// Extends one subscription as planned (`PurchaseLedger.planRenewalExtension`), then reads its
-    /// state back from Apple (signed) so the ledger shows the new expiry.
+    /// state back from Apple (signed) so the ledger shows the new expiry. Exactly once: the
+    /// subscription is held while Apple is asked (a second operator's extension of it is refused,
+    /// `InFlightClaim`), and the request identifier is reserved against the ledger as it is now
+    /// (`reserveRenewalExtension`: a preview overtaken by another extension asks nothing).
     public func extendRenewal(_ plan: RenewalExtensionPlan, reason: String, operatorName: String) async throws -> RenewalExtensionOutcome {
-        try ledger.run { try $0.recordExtensionRequested(plan, reason: reason, operatorName: operatorName) }
+        let claim = try ledger.run { try $0.holdInFlight("extend:\(plan.originalTransactionId)", "an extension of subscription \(plan.originalTransactionId)") }
+        defer { ledger.run { _ in claim.finish() } }
+        try ledger.run { try $0.reserveRenewalExtension(plan, reason: reason, operatorName: operatorName) }
         let answer: RenewalExtensionAnswer
         do {
             answer = try await client.extendRenewalDate(originalTransactionId: plan.originalTransactionId, days: plan.days,
@@ -71,8 +76,14 @@ public struct AppleActions: Sendable {
         try ledger.run { try $0.recordExtensionAnswer(plan, effectiveDate: answer.effectiveDate, refusal: nil, reason: reason,
                                                       operatorName: operatorName, attempts: answer.attempts.count) }
         do {
-            let refreshed = try await refreshSubscriptions(customerId: plan.customerId, operatorName: operatorName)
-            let state = refreshed.states.first { $0.originalTransactionId == plan.originalTransactionId }
+            // The extended subscription itself: asked by its own id, so another subscription of
+            // the customer (a monthly beside a yearly) is not the one read back.
+            let statuses = try await client.subscriptionStatuses(plan.originalTransactionId, environment: plan.environment)
+            let refreshed = try ledger.run { try $0.applySubscriptionStatuses(statuses, customerId: plan.customerId, operatorName: operatorName) }
+            guard let state = refreshed.states.first(where: { $0.originalTransactionId == plan.originalTransactionId }) else {
+                return RenewalExtensionOutcome(plan: plan, effectiveDate: answer.effectiveDate, state: nil,
+                                               refreshProblem: "extended, but Apple's status answer does not hold subscription \(plan.originalTransactionId)")
+            }
             return RenewalExtensionOutcome(plan: plan, effectiveDate: answer.effectiveDate, state: state, refreshProblem: nil)
         } catch {
             return RenewalExtensionOutcome(plan: plan, effectiveDate: answer.effectiveDate, state: nil,
@@ -81,7 +92,12 @@ public struct AppleActions: Sendable {
     }
 
     /// Asks Apple to extend every eligible subscriber of a product; returns the stored request.
+    /// One at a time per product and environment (`InFlightClaim`), and never over a newer
+    /// request than the plan saw.
     public func massExtend(_ plan: MassExtensionPlan, reason: String, operatorName: String) async throws -> MassExtensionRecord {
+        let claim = try ledger.run { try $0.holdInFlight("mass-extend:\(plan.environment.rawValue):\(plan.productId)",
+                                                         "a mass extension of \(plan.productId)") }
+        defer { ledger.run { _ in claim.finish() } }
         try ledger.run { try $0.recordMassExtensionRequested(plan, reason: reason, operatorName: operatorName) }
         do {
             _ = try await client.massExtendRenewalDate(productId: plan.productId, days: plan.days, reason: plan.reasonCode,
@@ -121,7 +137,10 @@ public struct AppleActions: Sendable {
     // MARK: Refund requests
 
     /// Sends consumption information for an open refund request, then marks it sent (audited).
+    /// One operator at a time per request (`InFlightClaim`); a request answered meanwhile is not sent again.
     public func sendConsumption(requestId: Int64, _ information: ConsumptionInformation, reason: String, operatorName: String) async throws -> RefundRequest {
+        let claim = try ledger.run { try $0.holdInFlight("consumption:\(requestId)", "consumption information for refund request #\(requestId)") }
+        defer { ledger.run { _ in claim.finish() } }
         let request = try ledger.run { try $0.refundRequest(requestId) }
         guard request.status == .open else {
             throw StoreError(.invalidInput, "refund request #\(requestId) is \(request.status.rawValue), not open: nothing to send")
@@ -139,11 +158,17 @@ public struct AppleActions: Sendable {
 
     /// Fetches what Apple sent over a period, page by page, applying each notification once per
     /// notificationUUID; the paging token is stored after every page, so running it again for the
-    /// same period resumes an interrupted fetch.
-    public func fetchNotificationHistory(start: Date, end: Date, environment: Environment, operatorName: String,
+    /// same period resumes an interrupted fetch. `openEnded` (the period ends now): an unfinished
+    /// fetch from the same start is resumed over its own period. One fetch of a period at a time
+    /// (`InFlightClaim`).
+    public func fetchNotificationHistory(start: Date, end: Date, openEnded: Bool = false, environment: Environment, operatorName: String,
                                          progress: @Sendable (NotificationFetch) -> Void = { _ in }) async throws -> (fetch: NotificationFetch, problems: [String]) {
-        var fetch = try ledger.run { try $0.beginNotificationFetch(start: start, end: end, environment: environment, operatorName: operatorName) }
-        let query = NotificationHistoryQuery(startDate: start, endDate: end)
+        let claim = try ledger.run { try $0.holdInFlight("notification-history:\(environment.rawValue):\(StoreDates.format(start))",
+                                                         "a notification history fetch from \(StoreDates.format(start))") }
+        defer { ledger.run { _ in claim.finish() } }
+        var fetch = try ledger.run { try $0.beginNotificationFetch(start: start, end: end, openEnded: openEnded, environment: environment,
+                                                                   operatorName: operatorName) }
+        let query = NotificationHistoryQuery(startDate: fetch.startDate, endDate: fetch.endDate)
         var problems: [String] = []
         var token = fetch.nextToken
         repeat {
@@ -182,9 +207,14 @@ public struct AppleActions: Sendable {
     // MARK: Tokens
 
     /// Sets the app account token at Apple, then in the ledger (audited).
+    /// One operator at a time per purchase (`InFlightClaim`); a plan overtaken by another token
+    /// change is refused before Apple is asked.
     public func setAppAccountToken(_ plan: AppAccountTokenPlan, reason: String, operatorName: String) async throws {
         try Validate.reason(reason)
         try Validate.operatorName(operatorName)
+        let claim = try ledger.run { try $0.holdInFlight("token:\(plan.originalTransactionId)", "an app account token for \(plan.originalTransactionId)") }
+        defer { ledger.run { _ in claim.finish() } }
+        try ledger.run { try $0.checkAppAccountTokenPlan(plan) }
         let attempts = try await client.setAppAccountToken(originalTransactionId: plan.originalTransactionId, token: plan.token,
                                                            environment: plan.environment)
         try ledger.run { try $0.recordAppAccountToken(plan, reason: reason, operatorName: operatorName, attempts: attempts.count) }

@@ -41,13 +41,21 @@ public struct MassExtensionPlan: Sendable {
     /// Active subscribers of the product the ledger knows (Apple decides who is eligible).
     public let knownActiveSubscribers: Int
     public let requestIdentifier: String
+    /// The newest mass extension of this product and environment when the plan was made, and its
+    /// progress: a request is refused when another was made since (see `recordMassExtensionRequested`).
+    public var latestRequestSeen: (requestIdentifier: String, progress: String, by: String)? = nil
 
     public var lines: [String] {
-        ["Extend every active subscriber of \(productId) (\(environment.rawValue.lowercased())) by \(days) day\(days == 1 ? "" : "s")",
+        latestLine + ["Extend every active subscriber of \(productId) (\(environment.rawValue.lowercased())) by \(days) day\(days == 1 ? "" : "s")",
          "Apple's reason code \(reasonCode.rawValue): \(reasonCode.words)",
          "storefronts: \(storefronts.isEmpty ? "all" : storefronts.joined(separator: ", "))",
          "active subscribers in this ledger: \(knownActiveSubscribers) (Apple decides who is eligible; those already extended twice this year fail)",
          "request \(requestIdentifier); Apple works through it over time: progress is polled"]
+    }
+
+    private var latestLine: [String] {
+        guard let latest = latestRequestSeen else { return [] }
+        return ["earlier mass extension of this product: \(latest.requestIdentifier) by \(latest.by), \(latest.progress)"]
     }
 }
 
@@ -75,16 +83,33 @@ extension PurchaseLedger {
             SELECT COUNT(DISTINCT COALESCE(original_transaction_id, transaction_id)) AS n FROM transactions
             WHERE product_id = ? AND environment = ? AND expires_date > ? AND revocation_date IS NULL
             """, [.text(productId), .text(environment.rawValue), .date(now)])?.int("n") ?? 0
-        return MassExtensionPlan(productId: productId, environment: environment, days: days, reasonCode: reasonCode,
-                                 storefronts: storefronts, knownActiveSubscribers: Int(count), requestIdentifier: UUID().uuidString.lowercased())
+        var plan = MassExtensionPlan(productId: productId, environment: environment, days: days, reasonCode: reasonCode,
+                                     storefronts: storefronts, knownActiveSubscribers: Int(count), requestIdentifier: UUID().uuidString.lowercased())
+        plan.latestRequestSeen = try latestMassExtension(productId: productId, environment: environment)
+            .map { ($0.requestIdentifier, $0.progress, $0.operatorName) }
+        return plan
     }
 
-    /// Writes the mass extension before Apple is asked (status "requested").
+    /// The newest mass extension of a product in an environment.
+    func latestMassExtension(productId: String, environment: Environment) throws -> MassExtensionRecord? {
+        try database.queryFirst("""
+            SELECT * FROM mass_extensions WHERE product_id = ? AND environment = ? ORDER BY requested_at DESC, request_identifier DESC LIMIT 1
+            """, [.text(productId), .text(environment.rawValue)]).map(Self.massExtensionRecord)
+    }
+
+    /// Writes the mass extension before Apple is asked (status "requested"), unless another mass
+    /// extension of the product was asked since the plan was made (it would extend every
+    /// subscriber a second time): then nothing is written and the operator is told to look again.
+    /// Call it while holding the product's `InFlightClaim`.
     func recordMassExtensionRequested(_ plan: MassExtensionPlan, reason: String, operatorName: String) throws {
         try Validate.reason(reason)
         try Validate.operatorName(operatorName)
         let now = clock()
         try database.writeTransaction {
+            let latest = try latestMassExtension(productId: plan.productId, environment: plan.environment)
+            guard latest?.requestIdentifier == plan.latestRequestSeen?.requestIdentifier else {
+                throw StoreError(.alreadyExists, "another mass extension of \(plan.productId) was asked since the preview (\(latest?.requestIdentifier ?? "?") by \(latest?.operatorName ?? "?"), \(latest?.progress ?? "")): nothing was asked of Apple; look again")
+            }
             try database.execute("""
                 INSERT INTO mass_extensions (request_identifier, product_id, environment, days, reason_code, storefronts, requested_at,
                                              operator, reason, status)
@@ -116,7 +141,9 @@ extension PurchaseLedger {
     func recordMassExtensionStatus(_ status: MassExtensionStatus, operatorName: String) throws -> MassExtensionRecord {
         let now = clock()
         return try database.writeTransaction {
-            guard let before = try massExtension(status.requestIdentifier) else {
+            // Locked as read (PostgreSQL): a second poller waits, then sees the completion already recorded.
+            guard let before = try database.queryFirstLocking("SELECT * FROM mass_extensions WHERE request_identifier = ?",
+                                                              [.text(status.requestIdentifier.lowercased())]).map(Self.massExtensionRecord) else {
                 throw StoreError(.notFound, "mass extension \(status.requestIdentifier) is not in the ledger")
             }
             try database.execute("""

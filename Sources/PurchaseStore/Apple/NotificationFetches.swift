@@ -34,17 +34,25 @@ public struct TestNotificationRecord: Sendable, Equatable {
 
 extension PurchaseLedger {
     /// The unfinished fetch of the same period and environment (to resume), else a new one.
-    func beginNotificationFetch(start: Date, end: Date, environment: Environment, operatorName: String) throws -> NotificationFetch {
+    /// `openEnded` (no end was given: `end` is now): any unfinished fetch from the same start is
+    /// resumed with the end it was started with (Apple's paging token belongs to that period),
+    /// so a fetch killed halfway goes on from its last page instead of starting again.
+    func beginNotificationFetch(start: Date, end: Date, openEnded: Bool = false, environment: Environment,
+                                operatorName: String) throws -> NotificationFetch {
         try Validate.operatorName(operatorName)
         guard start < end else { throw StoreError(.invalidInput, "the period's start \(StoreDates.format(start)) is not before its end \(StoreDates.format(end))") }
         let now = clock()
         return try database.writeTransaction {
-            if let running = try database.queryFirst("""
-                SELECT * FROM notification_fetches WHERE environment = ? AND start_date = ? AND end_date = ? AND status = 'running'
-                ORDER BY fetch_id DESC LIMIT 1
-                """, [.text(environment.rawValue), .date(start), .date(end)]) {
-                return Self.fetch(running)
-            }
+            let running = openEnded
+                ? try database.queryFirst("""
+                    SELECT * FROM notification_fetches WHERE environment = ? AND start_date = ? AND end_date <= ? AND status = 'running'
+                    ORDER BY fetch_id DESC LIMIT 1
+                    """, [.text(environment.rawValue), .date(start), .date(end)])
+                : try database.queryFirst("""
+                    SELECT * FROM notification_fetches WHERE environment = ? AND start_date = ? AND end_date = ? AND status = 'running'
+                    ORDER BY fetch_id DESC LIMIT 1
+                    """, [.text(environment.rawValue), .date(start), .date(end)])
+            if let running { return Self.fetch(running) }
             try database.execute("""
                 INSERT INTO notification_fetches (environment, start_date, end_date, status, started_at, updated_at, operator)
                 VALUES (?, ?, ?, 'running', ?, ?, ?)

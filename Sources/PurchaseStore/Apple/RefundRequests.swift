@@ -117,10 +117,11 @@ extension PurchaseLedger {
     func markConsumptionSent(_ request: RefundRequest, _ information: ConsumptionInformation, reason: String, operatorName: String,
                              attempts: [AppStoreAttempt], now: Date) throws {
         try database.writeTransaction {
-            try database.execute("""
+            try database.executeChangingOne("""
                 UPDATE refund_requests SET status = 'sent', consumption = ?, sent_at = ?, sent_by = ?, reason = ?
                 WHERE request_id = ? AND status = 'open'
-                """, [.text(information.json.serialized()), .date(now), .text(operatorName), .text(reason), .integer(request.requestId)])
+                """, [.text(information.json.serialized()), .date(now), .text(operatorName), .text(reason), .integer(request.requestId)],
+                raced: StoreError(.alreadyExists, "refund request #\(request.requestId) was answered by another operator meanwhile: this send is not recorded again"))
             try audit(now, operatorName, "apple-consumption", request.customerId.map { "customer:\($0)" } ?? "transaction:\(request.transactionId)", .object([
                 ("refundRequest", .int(request.requestId)), ("transactionId", .string(request.transactionId)),
                 ("consumption", information.json), ("reason", .string(reason)), ("attempts", .int(Int64(attempts.count))),

@@ -87,41 +87,61 @@ extension PurchaseLedger {
             let dates = recent.compactMap { $0.date("requested_at") }.map(SubscriptionStory.utcDay).joined(separator: " and ")
             throw StoreError(.invalidInput, "subscription \(originalId) was already extended twice in the last 365 days (\(dates)): Apple allows at most \(AppStoreServerAPIClient.maxExtensionsPerYear)")
         }
-        let planDays = pending.flatMap { $0.int("days") }.map(Int.init) ?? days
+        if let pending, let pendingDays = pending.int("days"), pendingDays != Int64(days) {
+            // Asking again is safe only with the same request: a new one could be a second extension.
+            throw StoreError(.invalidInput, "subscription \(originalId) has an extension of \(pendingDays) days whose answer never arrived (request \(pending.string("request_identifier") ?? "?")): run it again with --days \(pendingDays) to retry it (Apple applies a request once), not \(days)")
+        }
         return RenewalExtensionPlan(originalTransactionId: originalId, customerId: row.string("customer_id") ?? "",
-                                    productId: row.string("product_id") ?? "", environment: environment, days: planDays,
+                                    productId: row.string("product_id") ?? "", environment: environment, days: days,
                                     reasonCode: reasonCode, currentExpiry: current,
-                                    expectedExpiry: current.map { $0.addingTimeInterval(Double(planDays) * 86_400) },
+                                    expectedExpiry: current.map { $0.addingTimeInterval(Double(days) * 86_400) },
                                     extensionsThisYear: recent.compactMap { $0.date("requested_at") },
                                     requestIdentifier: pending?.string("request_identifier") ?? UUID().uuidString.lowercased(),
                                     isRetry: pending != nil)
     }
 
-    /// Writes the extension as pending before Apple is asked, so an answer lost on the way is
-    /// retried with the same request identifier.
-    func recordExtensionRequested(_ plan: RenewalExtensionPlan, reason: String, operatorName: String) throws {
+    /// Reserves the extension's request identifier before Apple is asked, in one write
+    /// transaction under the customer's lock: the plan is made again there, and when the ledger
+    /// no longer matches the preview (another operator's extension was asked or answered since,
+    /// or the yearly limit is now reached) nothing is reserved and the operator is told to look
+    /// again. A reserved request is stored pending, so an answer lost on the way is retried with
+    /// the same identifier. Call it while holding the subscription's `InFlightClaim`.
+    func reserveRenewalExtension(_ plan: RenewalExtensionPlan, reason: String, operatorName: String) throws {
         try Validate.reason(reason)
         try Validate.operatorName(operatorName)
         let now = clock()
         try database.writeTransaction { () throws -> Void in
-            _ = try database.execute("""
+            try database.lockCustomer(plan.customerId)
+            let fresh = try planRenewalExtension(original: plan.originalTransactionId, days: plan.days, reasonCode: plan.reasonCode)
+            guard fresh.customerId == plan.customerId, fresh.isRetry == plan.isRetry,
+                  !plan.isRetry || fresh.requestIdentifier == plan.requestIdentifier,
+                  fresh.extensionsThisYear == plan.extensionsThisYear else {
+                throw StoreError(.alreadyExists, "subscription \(plan.originalTransactionId) changed since the preview (\(fresh.extensionsThisYear.count) extension\(fresh.extensionsThisYear.count == 1 ? "" : "s") in the last 365 days now, \(plan.extensionsThisYear.count) then\(fresh.isRetry && !plan.isRetry ? ", one of them awaiting Apple's answer" : "")): nothing was asked of Apple; look again")
+            }
+            guard !plan.isRetry else { return }
+            try database.executeChangingOne("""
                 INSERT INTO renewal_extensions (request_identifier, original_transaction_id, customer_id, days, reason_code, requested_at,
                                                 operator, reason, outcome)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending')
                 ON CONFLICT (request_identifier) DO NOTHING
                 """, [.text(plan.requestIdentifier), .text(plan.originalTransactionId), .text(plan.customerId), .integer(Int64(plan.days)),
-                      .integer(Int64(plan.reasonCode.rawValue)), .date(now), .text(operatorName), .text(reason)])
+                      .integer(Int64(plan.reasonCode.rawValue)), .date(now), .text(operatorName), .text(reason)],
+                raced: StoreError(.alreadyExists, "extension request \(plan.requestIdentifier) is already stored: nothing was asked of Apple; look again"))
         }
     }
 
-    /// Records Apple's answer to an extension (`effectiveDate` on success, `refusal` otherwise), audited.
+    /// Records Apple's answer to an extension (`effectiveDate` on success, `refusal` otherwise),
+    /// audited, once per request identifier.
     func recordExtensionAnswer(_ plan: RenewalExtensionPlan, effectiveDate: Date?, refusal: String?, reason: String,
                                operatorName: String, attempts: Int) throws {
         let now = clock()
         try database.writeTransaction {
             let outcome = refusal.map { "refused: \($0)" } ?? "extended"
-            try database.execute("UPDATE renewal_extensions SET outcome = ?, effective_date = ? WHERE request_identifier = ?",
-                                 [.text(outcome), .date(effectiveDate), .text(plan.requestIdentifier)])
+            // Once per request: an answer already recorded (a retry of the same request) adds nothing.
+            let answered = try database.execute("""
+                UPDATE renewal_extensions SET outcome = ?, effective_date = ? WHERE request_identifier = ? AND outcome = 'pending'
+                """, [.text(outcome), .date(effectiveDate), .text(plan.requestIdentifier)])
+            guard answered == 1 else { return }
             if refusal == nil {
                 try addSubscriptionEvent(original: plan.originalTransactionId, customerId: plan.customerId, transactionId: nil,
                                          kind: "extended", type: nil, subtype: nil, at: now,

@@ -19,14 +19,16 @@ extension PurchaseLedger {
         do {
             return try database.writeTransaction {
                 try requireCustomer(customerId)
+                try database.lockCustomer(customerId)  // PostgreSQL: a revoke or another grant of this customer waits
                 if let open = try database.queryFirst("""
                     SELECT * FROM grants WHERE customer_id = ? AND entitlement = ? AND revoked_at IS NULL
                     """, [.text(customerId), .text(entitlement)]).map(Self.grantRecord) {
                     if let ends = open.endsAt, ends <= now {
                         // It ran out: close it so the new grant can be the one in force.
-                        try database.execute("""
-                            UPDATE grants SET revoked_at = ?, revoked_by = 'system', revoke_reason = 'ended' WHERE grant_id = ?
-                            """, [.date(ends), .integer(open.grantId)])
+                        try database.executeChangingOne("""
+                            UPDATE grants SET revoked_at = ?, revoked_by = 'system', revoke_reason = 'ended' WHERE grant_id = ? AND revoked_at IS NULL
+                            """, [.date(ends), .integer(open.grantId)],
+                            raced: StoreError(.alreadyExists, "grant #\(open.grantId) of \(entitlement) to \(customerId) was closed by another operator meanwhile: nothing changed, look again"))
                     } else {
                         throw StoreError(.alreadyExists,
                                          "customer \(customerId) already has grant #\(open.grantId) of \(entitlement) (\(open.endsAt.map { "until " + RFC3339.format($0) } ?? "forever"), by \(open.grantedBy)): nothing changed")
@@ -73,6 +75,9 @@ extension PurchaseLedger {
         let now = clock()
         try database.writeTransaction {
             try requireCustomer(customerId)
+            // PostgreSQL: a second revoke (or grant) of this customer waits here and then reads
+            // what this one wrote, so a grant is revoked once and by one operator.
+            try database.lockCustomer(customerId)
             var details: [(String, JSONValue)] = [("reason", .string(reason))]
             if let grantId {
                 guard let grant = try database.queryFirst("SELECT * FROM grants WHERE grant_id = ? AND customer_id = ?",
@@ -102,9 +107,11 @@ extension PurchaseLedger {
         }
     }
 
+    /// Revokes one open grant; a grant another writer closed meanwhile fails the whole change.
     private func revokeGrant(_ grantId: Int64, now: Date, operatorName: String, reason: String) throws {
-        try database.execute("UPDATE grants SET revoked_at = ?, revoked_by = ?, revoke_reason = ? WHERE grant_id = ?",
-                             [.date(now), .text(operatorName), .text(reason), .integer(grantId)])
+        try database.executeChangingOne("UPDATE grants SET revoked_at = ?, revoked_by = ?, revoke_reason = ? WHERE grant_id = ? AND revoked_at IS NULL",
+                                        [.date(now), .text(operatorName), .text(reason), .integer(grantId)],
+                                        raced: StoreError(.alreadyExists, "grant #\(grantId) was revoked by another operator meanwhile: nothing changed"))
     }
 
     /// Settles a conflict by naming the owner: the transaction moves to the claimant when they are
@@ -114,19 +121,33 @@ extension PurchaseLedger {
         try Validate.reason(reason)
         let now = clock()
         try database.writeTransaction {
-            guard let conflict = try database.queryFirst("SELECT * FROM conflicts WHERE conflict_id = ?", [.integer(conflictId)])
+            guard let seen = try database.queryFirst("SELECT * FROM conflicts WHERE conflict_id = ?", [.integer(conflictId)])
                 .map(Self.conflictRecord) else {
                 throw StoreError(.notFound, "conflict #\(conflictId) not found")
             }
-            guard conflict.status == "open" else { throw StoreError(.alreadyExists, "conflict #\(conflictId) is already resolved") }
+            // PostgreSQL: the customers first (the order every change takes them in), then the
+            // conflict row, read again under its lock: a second resolution waits here and then
+            // sees this one's, and the transaction cannot move under it.
+            try database.lockCustomers([seen.ownerCustomerId, seen.claimantCustomerId])
+            guard let conflict = try database.queryFirstLocking("SELECT * FROM conflicts WHERE conflict_id = ?", [.integer(conflictId)])
+                .map(Self.conflictRecord) else {
+                throw StoreError(.notFound, "conflict #\(conflictId) not found")
+            }
+            guard conflict.status == "open" else {
+                throw StoreError(.alreadyExists, "conflict #\(conflictId) is already resolved\(conflict.resolvedBy.map { " (by \($0))" } ?? ""): nothing changed")
+            }
+            guard conflict.ownerCustomerId == seen.ownerCustomerId else {
+                throw StoreError(.alreadyExists, "conflict #\(conflictId) changed owner while it was being resolved (now \(conflict.ownerCustomerId)): nothing changed, look again")
+            }
             guard owner == conflict.ownerCustomerId || owner == conflict.claimantCustomerId else {
                 throw StoreError(.invalidInput, "the owner must be \(conflict.ownerCustomerId) or \(conflict.claimantCustomerId)")
             }
             // Resolved first, so the row keeps who owned it before (moving updates open conflicts only).
-            try database.execute("""
+            try database.executeChangingOne("""
                 UPDATE conflicts SET status = 'resolved', resolved_owner = ?, resolved_at = ?, resolved_by = ?, resolution_reason = ?
-                WHERE conflict_id = ?
-                """, [.text(owner), .date(now), .text(operatorName), .text(reason), .integer(conflictId)])
+                WHERE conflict_id = ? AND status = 'open'
+                """, [.text(owner), .date(now), .text(operatorName), .text(reason), .integer(conflictId)],
+                raced: StoreError(.alreadyExists, "conflict #\(conflictId) was resolved by another operator meanwhile: nothing changed"))
             if owner != conflict.ownerCustomerId {
                 try moveTransaction(conflict.transactionId, from: conflict.ownerCustomerId, to: owner)
                 try recordTransfer(conflict.transactionId, from: conflict.ownerCustomerId, to: owner, kind: "conflict",
@@ -143,9 +164,12 @@ extension PurchaseLedger {
     }
 
     /// Moves one transaction to another customer; open conflicts about it follow the new owner.
+    /// The transaction must still belong to `old`: when another writer moved it meanwhile, the
+    /// whole change fails and nothing of it is kept.
     func moveTransaction(_ transactionId: String, from old: String, to new: String) throws {
-        try database.execute("UPDATE transactions SET customer_id = ?, version = version + 1 WHERE transaction_id = ? AND customer_id = ?",
-                             [.text(new), .text(transactionId), .text(old)])
+        try database.executeChangingOne("UPDATE transactions SET customer_id = ?, version = version + 1 WHERE transaction_id = ? AND customer_id = ?",
+                                        [.text(new), .text(transactionId), .text(old)],
+                                        raced: StoreError(.alreadyExists, "transaction \(transactionId) no longer belongs to \(old) (another operator moved it meanwhile): nothing changed, look again"))
         try database.execute("UPDATE conflicts SET owner_customer_id = ? WHERE transaction_id = ? AND status = 'open'",
                              [.text(new), .text(transactionId)])
     }

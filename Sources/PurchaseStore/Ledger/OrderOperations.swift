@@ -45,7 +45,9 @@ extension PurchaseLedger {
         try Validate.reason(reason)
         let now = clock()
         return try database.writeTransaction {
-            guard let existing = try order(orderId) else {
+            // PostgreSQL: the order row locked as it is read, so a second failure (or a payment
+            // binding to it) waits and then reads what this one wrote.
+            guard let existing = try database.queryFirstLocking("SELECT * FROM orders WHERE order_id = ?", [.text(orderId)]).map(Self.orderRecord) else {
                 throw StoreError(.notFound, "order \(orderId) not found: create it with `receiptdesk order create`")
             }
             switch existing.status {
@@ -55,9 +57,10 @@ extension PurchaseLedger {
                 throw StoreError(.invalidRequest, "order \(orderId) is \(existing.status) by transaction \(existing.transactionId ?? "?"): a failed payment cannot be recorded")
             default: break
             }
-            try database.execute("""
-                UPDATE orders SET status = 'failed', failure_reason = ?, failed_at = ?, version = version + 1 WHERE order_id = ?
-                """, [.text(reason), .date(now), .text(orderId)])
+            try database.executeChangingOne("""
+                UPDATE orders SET status = 'failed', failure_reason = ?, failed_at = ?, version = version + 1 WHERE order_id = ? AND status = ?
+                """, [.text(reason), .date(now), .text(orderId), .text(existing.status)],
+                raced: StoreError(.alreadyExists, "order \(orderId) changed while its failed payment was being recorded: nothing changed, look again"))
             try audit(now, operatorName, "order-fail", "order:\(orderId)", .object([("reason", .string(reason))]))
             guard let updated = try order(orderId) else { throw StoreError(.sql, "order \(orderId) vanished after update") }
             return updated

@@ -33,6 +33,9 @@ extension PurchaseLedger {
             if let fromCustomer {
                 guard fromCustomer != customerId else { throw StoreError(.invalidInput, "restoring from a customer to themselves changes nothing") }
                 try requireCustomer(fromCustomer)
+                // PostgreSQL: a second restore (or conflict resolution) of these customers waits
+                // here, then reads what this one moved.
+                try database.lockCustomers([customerId, fromCustomer])
                 let owned = try database.query("SELECT transaction_id FROM transactions WHERE customer_id = ? ORDER BY purchase_date",
                                                [.text(fromCustomer)]).compactMap { $0.string("transaction_id") }
                 for id in transactionIds where !owned.contains(id) {
@@ -40,6 +43,13 @@ extension PurchaseLedger {
                 }
                 moves = (transactionIds.isEmpty ? owned : transactionIds).map { ($0, fromCustomer) }
             } else {
+                // The owners as they are now, locked (in the one order), then read again: a
+                // transaction moves only under its owner's lock, so the second read holds.
+                let owners = try receiptTransactions.compactMap { transaction in
+                    try database.queryFirst("SELECT customer_id FROM transactions WHERE transaction_id = ?",
+                                            [.text(transaction.transactionId)])?.string("customer_id")
+                }
+                try database.lockCustomers(owners + [customerId])
                 for transaction in receiptTransactions {
                     if let owner = try database.queryFirst("SELECT customer_id FROM transactions WHERE transaction_id = ?",
                                                            [.text(transaction.transactionId)])?.string("customer_id"), owner != customerId {
