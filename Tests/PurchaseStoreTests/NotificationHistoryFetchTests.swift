@@ -92,4 +92,54 @@ struct NotificationHistoryFetchTests {
         let again = try await whole.fetchNotificationHistory(start: start, end: end, environment: .production, operatorName: "mei")
         #expect(again.fetch.fetchId != stopped.fetchId && again.fetch.seen == 5 && again.fetch.applied == 0)
     }
+
+    /// `notifications fetch --since` without `--until` ends "now", which is later at each run: the
+    /// rerun after a kill resumes the unfinished fetch from the same start, over its own period.
+    @Test func anOpenEndedFetchCutAfterItsFirstPageResumesWhenRunLater() async throws {
+        let fixture = try LedgerFixture(now: "2025-06-15T00:00:00Z")
+        let state = SimulatorState(authority: fixture.authority, bundleId: "com.example.app")
+        let key = try PrivateKey.generateP256()
+        state.serverAPIKey = ServerAPIKey(publicKey: try key.publicKey(), keyId: "KEY1", issuerId: "ISSUER")
+        let simulator = try AppStoreSimulator(state: state, historyPageSize: 2, clock: { LedgerFixture.date("2025-08-15T00:00:00Z") })
+        try simulator.start()
+        defer { simulator.stop() }
+        let minted = try state.mintUnifiedReceipt(environment: .production, purchases: [
+            SimulatedPurchase(productId: "com.example.pro.monthly", type: .autoRenewable, purchaseDate: LedgerFixture.date("2025-05-01T00:00:00Z"),
+                              expiresDate: LedgerFixture.date("2025-06-01T00:00:00Z")),
+        ], account: "alice", originalAppVersion: "50")
+        _ = try fixture.ledger.importArtefact(Array(minted.base64.utf8), customer: "alice", source: "test", operatorName: "mei")
+        let original = try #require(minted.transactions.first?.transactionId)
+        for day in 10...14 {
+            try state.setAutoRenew(originalTransactionId: original, enabled: day % 2 == 0, date: LedgerFixture.date("2025-05-\(day)T00:00:00Z"))
+        }
+        func actions(_ transport: any HTTPTransport) throws -> AppleActions {
+            let credentials = try ServerAPICredentials(keyId: "KEY1", issuerId: "ISSUER", bundleId: "com.example.app", privateKey: key)
+            let client = try AppStoreServerAPIClient(endpoints: .rooted(at: simulator.baseURL), transport: transport, credentials: credentials,
+                                                     verifier: ReceiptVerifier(trust: fixture.authority.trustStore()),
+                                                     retry: RetryPolicy(maxAttempts: 1), clock: { LedgerFixture.date("2025-08-15T00:00:00Z") })
+            return AppleActions(ledger: LedgerLock(fixture.ledger), client: client)
+        }
+        let start = LedgerFixture.date("2025-05-01T00:00:00Z")
+        var failure: Error?
+        do {
+            _ = try await actions(DropOne(URLSessionTransport(), failing: 2))
+                .fetchNotificationHistory(start: start, end: LedgerFixture.date("2025-08-01T00:00:00Z"), openEnded: true,
+                                          environment: .production, operatorName: "mei")
+        } catch {
+            failure = error
+        }
+        #expect((failure as? AppStoreError)?.code == .connectionLost, "\(String(describing: failure))")
+        let stopped = try #require(try fixture.ledger.notificationFetches().first)
+        #expect(stopped.status == "running" && stopped.pages == 1)
+        simulator.faults.resetCounters()
+        // Run again a day later, still without an end: the same fetch goes on from page 2.
+        let later = try await actions(URLSessionTransport())
+            .fetchNotificationHistory(start: start, end: LedgerFixture.date("2025-08-02T00:00:00Z"), openEnded: true,
+                                      environment: .production, operatorName: "mei")
+        #expect(later.fetch.fetchId == stopped.fetchId && later.fetch.status == "done", "\(later.fetch)")
+        #expect(later.fetch.endDate == LedgerFixture.date("2025-08-01T00:00:00Z"), "over the period it was started with")
+        #expect(simulator.faults.requestCount(pathPrefix: "/production/inApps/v1/notifications/history") == 2, "pages 2 and 3 only")
+        #expect(later.fetch.seen == 5 && later.fetch.applied == 5)
+        #expect(try fixture.ledger.notificationFetches().allSatisfy { $0.status == "done" }, "nothing left running")
+    }
 }

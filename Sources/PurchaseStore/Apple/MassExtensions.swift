@@ -44,6 +44,9 @@ public struct MassExtensionPlan: Sendable {
     /// The newest mass extension of this product and environment when the plan was made, and its
     /// progress: a request is refused when another was made since (see `recordMassExtensionRequested`).
     public var latestRequestSeen: (requestIdentifier: String, progress: String, by: String)? = nil
+    /// How many mass extensions of this product and environment the ledger held then (rows are
+    /// never deleted, so a change in the count is a request made since, whatever the clocks say).
+    public var requestsSeen: Int64 = 0
 
     public var lines: [String] {
         latestLine + ["Extend every active subscriber of \(productId) (\(environment.rawValue.lowercased())) by \(days) day\(days == 1 ? "" : "s")",
@@ -87,7 +90,13 @@ extension PurchaseLedger {
                                      storefronts: storefronts, knownActiveSubscribers: Int(count), requestIdentifier: UUID().uuidString.lowercased())
         plan.latestRequestSeen = try latestMassExtension(productId: productId, environment: environment)
             .map { ($0.requestIdentifier, $0.progress, $0.operatorName) }
+        plan.requestsSeen = try massExtensionCount(productId: productId, environment: environment)
         return plan
+    }
+
+    func massExtensionCount(productId: String, environment: Environment) throws -> Int64 {
+        try database.queryFirst("SELECT count(*) AS n FROM mass_extensions WHERE product_id = ? AND environment = ?",
+                                [.text(productId), .text(environment.rawValue)])?.int("n") ?? 0
     }
 
     /// The newest mass extension of a product in an environment.
@@ -106,8 +115,8 @@ extension PurchaseLedger {
         try Validate.operatorName(operatorName)
         let now = clock()
         try database.writeTransaction {
-            let latest = try latestMassExtension(productId: plan.productId, environment: plan.environment)
-            guard latest?.requestIdentifier == plan.latestRequestSeen?.requestIdentifier else {
+            guard try massExtensionCount(productId: plan.productId, environment: plan.environment) == plan.requestsSeen else {
+                let latest = try latestMassExtension(productId: plan.productId, environment: plan.environment)
                 throw StoreError(.alreadyExists, "another mass extension of \(plan.productId) was asked since the preview (\(latest?.requestIdentifier ?? "?") by \(latest?.operatorName ?? "?"), \(latest?.progress ?? "")): nothing was asked of Apple; look again")
             }
             try database.execute("""
