@@ -22,6 +22,30 @@ public final class PublicKey: @unchecked Sendable {
         self.init(owning: parsed)
     }
 
+    /// Reads a PEM public key (`-----BEGIN PUBLIC KEY-----`, a SubjectPublicKeyInfo).
+    public convenience init(pem: String) throws {
+        let key: OpaquePointer? = pem.withCString { text in
+            // The BIO borrows `text`, so every use of it stays inside this closure.
+            guard let bio = BIO_new_mem_buf(text, Int32(strlen(text))) else { return nil }
+            defer { BIO_free(bio) }
+            return PEM_read_bio_PUBKEY(bio, nil, nil, nil)
+        }
+        guard let key else {
+            throw ReceiptError(.crypto, "public key: not a PEM public key (\(OpenSSL.lastError()))")
+        }
+        self.init(owning: key)
+    }
+
+    /// This key as PEM (`-----BEGIN PUBLIC KEY-----`), 64 base64 characters a line.
+    public var pem: String {
+        let body = Data(subjectPublicKeyInfo).base64EncodedString(options: [.lineLength64Characters, .endLineWithLineFeed])
+        return "-----BEGIN PUBLIC KEY-----\n\(body)\n-----END PUBLIC KEY-----\n"
+    }
+
+    /// A short name for this key: the first 16 hex digits of the SHA-256 of its
+    /// SubjectPublicKeyInfo (enough to tell keys apart, not to trust one).
+    public var keyID: String { String(DigestAlgorithm.sha256.hash(subjectPublicKeyInfo).hexString.prefix(16)) }
+
     /// The DER SubjectPublicKeyInfo of this key.
     public var subjectPublicKeyInfo: [UInt8] {
         var out: UnsafeMutablePointer<UInt8>?
