@@ -33,7 +33,19 @@ enum CommandRunner {
       restore --customer ID (--from-customer OLD [--transaction T]... | --receipt FILE) --reason TEXT [--dry-run]
              [--include-consumables]
       conflicts [--all] | conflicts resolve N --owner CUSTOMER --reason TEXT
-      audit [--verify] [--target T] [--limit N]
+      audit [--target T] [--limit N]
+                      the audit log, newest first
+      audit --verify [--expect SEQ:HASH] [--anchors FILE --public-key FILE] [--skip-entitlements]
+                      the hash chain; every grant, conflict and entitlement row explained by the log
+                      (rows written or edited past it are named; the entitlement recomputation reads
+                      every transaction: --skip-entitlements leaves it out on a large database); with
+                      --anchors, every line signed by the key and every anchored head still in the log
+                      (catches a cut or rewritten tail, forged lines, backdated appended entries; not
+                      an entry appended after the last anchor, honestly dated, with matching rows)
+      audit anchor --key FILE [--to FILE] | audit anchor --new-key FILE
+                      sign the verified head with a P-256 key the database never holds: print the
+                      line, or append it to FILE (fsync); run from cron after changes. --new-key
+                      writes a key (0600, never over a file) and prints its public key
       notify FILE|-   apply an App Store Server Notification V2 once per notificationUUID
       reverify RECEIPT_ID | --customer ID | --all [--concurrency N]
                       ask Apple (config appStore) about stored receipts and apply what it knows
