@@ -26,7 +26,11 @@ enum AuditAnchorCommand {
             throw CommandFailure(status: .verificationFailed, message: "the audit log is broken (\(problem)): no anchor taken")
         }
         guard let head = chain.head else { throw CommandFailure.badInput("the audit log is empty: nothing to anchor yet") }
-        let line = try AuditAnchorLine.sign(location: ledger.database.location, anchor: head, takenAt: Date(), key: key)
+        var location = ledger.database.location
+        if !PostgresDatabase.isURL(options.databasePath) && !location.hasPrefix("/") {
+            location = FileManager.default.currentDirectoryPath + "/" + location  // the line names the file wherever it is read
+        }
+        let line = try AuditAnchorLine.sign(location: location, anchor: head, takenAt: Date(), key: key)
         guard let toPath else {
             print(line.text)
             return .ok
@@ -39,6 +43,10 @@ enum AuditAnchorCommand {
     /// The private key in `path`; its content never appears in a message.
     static func readKey(_ path: String) throws -> PrivateKey {
         guard let data = FileManager.default.contents(atPath: path) else { throw CommandFailure.badInput("--key \(path): cannot read it") }
+        var status = stat()
+        if stat(path, &status) == 0, status.st_mode & 0o077 != 0 {
+            printError("warning: --key \(path) can be read by others (mode \(String(status.st_mode & 0o777, radix: 8))): chmod 600 it")
+        }
         do {
             return try PrivateKey.fromPEM(String(decoding: data, as: UTF8.self))
         } catch {

@@ -75,6 +75,8 @@ public enum AuditExplanation {
         private mutating func take(seq: Int64, action: String, target: String, details: String) throws {
             // An entry whose details are not JSON explains nothing; its rows are named instead.
             guard let object = try? JSONObject(parsing: Array(details.utf8), what: "audit entry \(seq)") else { return }
+            // Below, a field missing or of another type (try? gives nil) means the entry explains
+            // nothing of that kind: the rows it would have explained are named.
             let customer = target.hasPrefix("customer:") ? String(target.dropFirst("customer:".count)) : ""
             switch action {
             case "grant":
