@@ -13,10 +13,22 @@ extension PurchaseLedger {
         let prepared = try prepareImport(input, customer: customerId, orderId: orderId, applicationUsername: applicationUsername,
                                          source: source, operatorName: operatorName)
         return try database.writeTransaction {
+            try database.lockKeys(Self.writeKeys(of: [prepared]))
             let result = try applyImport(prepared, now: clock())
             if result.changedDatabase { try refreshEntitlements(customerId, now: clock()) }
             return result
         }
+    }
+
+    /// What imports will claim: their customers, receipts and transaction ids (see `WriteKey`).
+    static func writeKeys(of imports: [PreparedImport]) -> [WriteKey] {
+        var keys: [WriteKey] = []
+        for item in imports {
+            keys.append(.customer(item.customerId))
+            keys.append(.receipt(digest: item.digest))
+            keys += item.incoming.map { .transaction($0.transactionId) }
+        }
+        return keys
     }
 
     /// One artefact of a batch import.

@@ -21,8 +21,10 @@ extension PurchaseLedger {
         do {
             return try postgres.writeTransaction {
                 postgres.pipelinesWrites = true
+                // After the import's previous batch (before anything when the two share a key, so
+                // this one never holds a key the previous one waits for; else before the commit).
+                try postgres.orderAfterPreviousBatch()
                 let read = try postgres.prefetchImports(prepared)
-                try postgres.orderAfterPreviousBatch()  // the writes below (or their commit) go after the import's previous batch
                 let cache = EntitlementCache(budget: 10_000_000)
                 for (customer, entry) in read.entitlements { cache.store(customer, input: entry.input, rows: entry.rows) }
                 (importSnapshot, entitlementCache) = (read.snapshot, cache)
@@ -34,6 +36,8 @@ extension PurchaseLedger {
             if let store = cause as? StoreError, [.busy, .cannotOpen, .corrupt].contains(store.code) { throw store }
             return try database.writeTransaction {
                 try postgres.waitForPreviousBatch()
+                // Every key before the first savepoint takes the writer lock (see `WriteKey`).
+                try postgres.lockKeys(Self.writeKeys(of: prepared))
                 return try applyBatch(count: count, item, isolated: true, firstIndex: firstIndex)
             }
         }

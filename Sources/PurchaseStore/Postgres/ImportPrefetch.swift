@@ -29,7 +29,12 @@ extension PostgresDatabase {
         // gets to them, and without them the planner took a batch's 100 customers for half of
         // each table and scanned it whole (a growing cost per batch through a large import).
         // The server's own setting is back for the rest of the transaction afterwards.
+        // Every key the batch claims first, in the one order (see `WriteKey`): an importer of
+        // overlapping receipts waits here for this batch to commit, then reads what it wrote,
+        // instead of both inserting the same ids in different orders into a deadlock.
+        let keys = customers.map(WriteKey.customer) + digests.map { WriteKey.receipt(digest: $0) } + transactionIds.map(WriteKey.transaction)
         let answers = try queryPipelined([
+            writeKeyLock(keys),
             ("SET LOCAL enable_seqscan = off", []),
             (fresh + "SELECT customer_id, is_tester FROM customers WHERE customer_id = ANY(?::text[]) ORDER BY customer_id FOR UPDATE", [customerList]),
             (fresh + "SELECT sha256, receipt_id FROM receipts WHERE sha256 = ANY(?::text[])", [.text(PostgresArrayLiteral.text(digests))]),
@@ -56,8 +61,8 @@ extension PostgresDatabase {
              """, [customerList]),
             ("SET LOCAL enable_seqscan TO DEFAULT", []),
         ])
-        guard answers.count == 13 else { throw StoreError(.sql, "prefetching a batch import at \(location): \(answers.count) answers for 13 queries") }
-        let rows = Array(answers[1..<12])
+        guard answers.count == 14 else { throw StoreError(.sql, "prefetching a batch import at \(location): \(answers.count) answers for 14 queries") }
+        let rows = Array(answers[2..<13])
         var testers: [String: Bool] = [:]
         for row in rows[0] { if let id = row.string("customer_id") { testers[id] = row.bool("is_tester") } }
         var receipts: [String: Int64] = [:]
