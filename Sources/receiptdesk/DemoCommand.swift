@@ -52,8 +52,8 @@ enum DemoCommand {
         let state = try SimulatorStateDirectory.open(folder.appendingPathComponent("simulator"), bundleId: DemoCatalogue.bundleId,
                                                      appAppleId: configuration.appAppleId ?? 1_234_567_890)
         var scenario = DemoScenario(state: state, now: Date())
-        let events = try scenario.build(customers: customers)
-        try SimulatorStateDirectory.save(state, to: folder.appendingPathComponent("simulator"))
+        // One change of the simulator's state directory, saved before it returns.
+        let events = try state.change { try scenario.build(customers: customers) }
 
         let trust = try AppleConnection.trust(configuration, extraAnchors: [], extraIntermediates: [])
         let ledger = PurchaseLedger(database: try PurchaseDatabase.open(path), configuration: configuration,

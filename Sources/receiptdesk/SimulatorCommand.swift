@@ -87,13 +87,9 @@ enum SimulatorCommand {
         """)
         termination.wait()
         simulator.stop()
-        if let stateDirectory {
-            do {
-                try state.save(to: URL(fileURLWithPath: stateDirectory).appendingPathComponent(SimulatorStateDirectory.stateFile))
-            } catch let error as SimulatorError {
-                throw CommandFailure(status: .unavailable, message: error.reason)
-            }
-        }
+        // Nothing to save: with --state every change a request made was saved as it happened,
+        // under the directory's lock. Saving the records held in memory now would write over
+        // what other processes (simulator mint) saved since.
         say("simulator stopped")
         return .ok
     }

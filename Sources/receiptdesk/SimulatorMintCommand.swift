@@ -53,6 +53,28 @@ enum SimulatorMintCommand {
         }
         let artefact: String
         let what: String
+        do {
+            // One change under the state directory's lock: from the records as the last process
+            // saved them, saved before the lock goes, so mints running at once get different ids.
+            (artefact, what) = try state.change { () throws -> (String, String) in
+                try mint(format, state: state, environment: environment, product: product, account: account,
+                         blobVersion: blobVersion, transaction: transaction, type: type, subtype: subtype,
+                         configuration: configuration, now: now)
+            }
+        } catch let error as SimulatorError where error.code == .persistence {
+            throw CommandFailure(status: .unavailable, message: error.reason)
+        }
+        print(artefact)
+        printError("minted \(what) for \(product ?? configuration.bundleIds.first ?? "the app"), signed by the simulator's test authority (not Apple); the simulator knows it now")
+        return .ok
+    }
+
+    /// Mints the artefact `format` names; returns it and a few words about it.
+    private static func mint(_ format: String, state: SimulatorState, environment: SimulatorEnvironment, product: String?,
+                             account: String?, blobVersion: UInt8, transaction: String?, type: String?, subtype: String?,
+                             configuration: StoreConfiguration, now: Date) throws -> (artefact: String, what: String) {
+        let artefact: String
+        let what: String
         if format == "notification" {
             guard let transaction, let type else { throw CommandFailure.usage("mint notification needs --transaction ID and --type TYPE\n\(usage)") }
             artefact = try state.mintNotification(type: type, subtype: subtype, transactionId: transaction, signedDate: now).body
@@ -77,14 +99,7 @@ enum SimulatorMintCommand {
                 throw CommandFailure.usage("mint: '\(format)' is not unified, legacy, jws or notification\n\(usage)")
             }
         }
-        do {
-            try SimulatorStateDirectory.save(state, to: stateURL)
-        } catch let error as SimulatorError {
-            throw CommandFailure(status: .unavailable, message: error.reason)
-        }
-        print(artefact)
-        printError("minted \(what) for \(product ?? configuration.bundleIds.first ?? "the app"), signed by the simulator's test authority (not Apple); the simulator knows it now")
-        return .ok
+        return (artefact, what)
     }
 
     /// A purchase of a product the config's catalogue lists, typed as the catalogue says.

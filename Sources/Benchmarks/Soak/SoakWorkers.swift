@@ -51,32 +51,34 @@ enum SoakPool {
         let start = Date().addingTimeInterval(-40 * 86_400)
         var receipts: [SoakReceipt] = []
         var previous: [SimulatedPurchase] = []
-        for index in 0..<count {
-            let owner = "soak-" + String(format: "%03d", index / 3)
-            let day = Double(index % 30) * 86_400
-            var purchases = [
-                SimulatedPurchase(productId: DemoCatalogue.monthly, type: .autoRenewable, purchaseDate: start.addingTimeInterval(day),
-                                  expiresDate: start.addingTimeInterval(day + 30 * 86_400)),
-                SimulatedPurchase(productId: DemoCatalogue.coins, type: .consumable, purchaseDate: start.addingTimeInterval(day + 60)),
-            ]
-            // Every third receipt repeats the previous one's transactions (as a refreshed receipt does).
-            if index % 3 == 2 { purchases += previous }
-            let file = poolFolder.appendingPathComponent("receipt-\(index).b64")
-            if index % 4 == 3 {
-                let minted = try state.mintSignedTransaction(environment: .production, purchase: purchases[0],
-                                                             signedDate: purchases[0].purchaseDate.addingTimeInterval(5))
-                try Data(minted.jws.utf8).write(to: file)
-            } else {
-                let minted = try state.mintUnifiedReceipt(environment: .production, purchases: purchases, originalAppVersion: "45")
-                try Data(minted.base64.utf8).write(to: file)
-                previous = minted.transactions.prefix(1).map { issued in
-                    SimulatedPurchase(productId: issued.productId, type: issued.productType, purchaseDate: issued.purchaseDate,
-                                      expiresDate: issued.expiresDate, transactionId: issued.transactionId)
+        // One change of the simulator's state directory, saved before it returns.
+        try state.change {
+            for index in 0..<count {
+                let owner = "soak-" + String(format: "%03d", index / 3)
+                let day = Double(index % 30) * 86_400
+                var purchases = [
+                    SimulatedPurchase(productId: DemoCatalogue.monthly, type: .autoRenewable, purchaseDate: start.addingTimeInterval(day),
+                                      expiresDate: start.addingTimeInterval(day + 30 * 86_400)),
+                    SimulatedPurchase(productId: DemoCatalogue.coins, type: .consumable, purchaseDate: start.addingTimeInterval(day + 60)),
+                ]
+                // Every third receipt repeats the previous one's transactions (as a refreshed receipt does).
+                if index % 3 == 2 { purchases += previous }
+                let file = poolFolder.appendingPathComponent("receipt-\(index).b64")
+                if index % 4 == 3 {
+                    let minted = try state.mintSignedTransaction(environment: .production, purchase: purchases[0],
+                                                                 signedDate: purchases[0].purchaseDate.addingTimeInterval(5))
+                    try Data(minted.jws.utf8).write(to: file)
+                } else {
+                    let minted = try state.mintUnifiedReceipt(environment: .production, purchases: purchases, originalAppVersion: "45")
+                    try Data(minted.base64.utf8).write(to: file)
+                    previous = minted.transactions.prefix(1).map { issued in
+                        SimulatedPurchase(productId: issued.productId, type: issued.productType, purchaseDate: issued.purchaseDate,
+                                          expiresDate: issued.expiresDate, transactionId: issued.transactionId)
+                    }
                 }
+                receipts.append(SoakReceipt(path: file.path, owner: owner))
             }
-            receipts.append(SoakReceipt(path: file.path, owner: owner))
         }
-        try SimulatorStateDirectory.save(state, to: stateFolder)
         return receipts
     }
 }

@@ -22,6 +22,6 @@ extension ServerAPIEndpoints {
                 records.transactions[id]?.appAccountToken = token
             }
         }
-        return try saved(HTTPServerResponse(status: 200))
+        return HTTPServerResponse(status: 200)
     }
 }

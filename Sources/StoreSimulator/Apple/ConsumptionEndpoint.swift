@@ -47,7 +47,7 @@ extension ServerAPIEndpoints {
             records.consumption.append(kept)
             records.pendingConsumptionRequests[transactionId] = nil
         }
-        return try saved(HTTPServerResponse(status: 202))
+        return HTTPServerResponse(status: 202)
     }
 
     /// `id` when it is a transaction id (1…32 digits), else 400 4000006.

@@ -58,7 +58,7 @@ extension ServerAPIEndpoints {
         members.add("webOrderLineItemId", outcome.granted.webOrderLineItemId)
         members.add("success", true)
         members.add("effectiveDate", milliseconds: outcome.granted.effectiveDate)
-        return try outcome.latest == nil ? .json(200, members.object) : saved(.json(200, members.object))
+        return .json(200, members.object)
     }
 
     func massExtend(_ request: HTTPServerRequest) throws -> HTTPServerResponse {
@@ -69,19 +69,18 @@ extension ServerAPIEndpoints {
         if let storefronts, storefronts.contains(where: { $0.count != 3 || !$0.utf8.allSatisfy({ (0x41...0x5A).contains($0) }) }) {
             throw ServerAPIError.generalBadRequest
         }
-        let created = try state.withRecords { records -> Bool in
+        try state.withRecords { records in
             guard records.transactions.values.contains(where: {
                 $0.productId == productId && $0.productType == .autoRenewable && $0.environment == environment
             }) else { throw ServerAPIError.invalidProductId }
-            if records.massExtensions[terms.requestIdentifier] != nil { return false }
+            // The same request identifier again answers as the first time.
+            if records.massExtensions[terms.requestIdentifier] != nil { return }
             records.massExtensions[terms.requestIdentifier] = MassExtensionRequest(
                 requestIdentifier: terms.requestIdentifier, environment: environment, productId: productId,
                 storefrontCountryCodes: storefronts, days: terms.days, reasonCode: terms.reasonCode,
                 requestDate: SimulatorRecords.wholeMilliseconds(now), statusPolls: 0, completeDate: nil, succeededCount: 0, failedCount: 0)
-            return true
         }
-        let response = HTTPServerResponse.json(200, .object([("requestIdentifier", .string(terms.requestIdentifier))]))
-        return created ? try saved(response) : response
+        return HTTPServerResponse.json(200, .object([("requestIdentifier", .string(terms.requestIdentifier))]))
     }
 
     func massExtensionStatus(productId: String, requestIdentifier: String) throws -> HTTPServerResponse {
@@ -131,7 +130,7 @@ extension ServerAPIEndpoints {
         members.add("completeDate", milliseconds: request.completeDate)
         members.add("succeededCount", request.succeededCount)
         members.add("failedCount", request.failedCount)
-        return try saved(.json(200, members.object))
+        return .json(200, members.object)
     }
 
     /// The `RENEWAL_EXTENSION`/`SUMMARY` notification of a completed mass extension.

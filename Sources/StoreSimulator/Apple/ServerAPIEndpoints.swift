@@ -26,8 +26,11 @@ import ReceiptCore
 /// `ConsumptionEndpoint` (PUT transactions/consumption/{id}), `AppAccountTokenEndpoint` (PUT
 /// transactions/{id}/appAccountToken), `NotificationHistoryEndpoint` (POST notifications/history)
 /// and `TestNotificationEndpoints` (POST notifications/test, GET notifications/test/{token}).
-/// Their bodies are JSON (`ServerAPIRequestBody`: at most 64 KiB, else 400 4000000); a change
-/// they make is saved at once when the state autosaves.
+/// Their bodies are JSON (`ServerAPIRequestBody`: at most 64 KiB, else 400 4000000). A route
+/// that changes the records runs as one `SimulatorState.change`: with a state directory, under
+/// its lock, from the latest records another process may have saved, and saved before the
+/// answer goes back (a save that fails is the 500 Apple would send); the others answer from
+/// memory.
 struct ServerAPIEndpoints {
     let state: SimulatorState
     let environment: SimulatorEnvironment
@@ -35,15 +38,19 @@ struct ServerAPIEndpoints {
     let pageSize: Int
 
     /// One endpoint: its method and path below the environment prefix, `{}` standing for one
-    /// path parameter, and the function answering it with the parameters in order.
+    /// path parameter, whether it may change the records, and the function answering it with
+    /// the parameters in order.
     struct Route: Sendable {
         let method: String
         let pattern: [String]
+        let changes: Bool
         let handle: @Sendable (ServerAPIEndpoints, HTTPServerRequest, [String]) throws -> HTTPServerResponse
 
-        init(_ method: String, _ path: String, _ handle: @escaping @Sendable (ServerAPIEndpoints, HTTPServerRequest, [String]) throws -> HTTPServerResponse) {
+        init(_ method: String, _ path: String, changes: Bool = false,
+             _ handle: @escaping @Sendable (ServerAPIEndpoints, HTTPServerRequest, [String]) throws -> HTTPServerResponse) {
             self.method = method
             self.pattern = path.split(separator: "/").map(String.init)
+            self.changes = changes
             self.handle = handle
         }
 
@@ -61,17 +68,17 @@ struct ServerAPIEndpoints {
     /// Every endpoint; literal paths come before parameter ones (`extend/mass` before `extend/{}`).
     static let routes: [Route] = [
         Route("GET", "inApps/v1/transactions/{}") { e, r, p in try e.transactionInfo(p[0]) },
-        Route("PUT", "inApps/v1/transactions/consumption/{}") { e, r, p in try e.sendConsumption(r, transactionId: p[0]) },
-        Route("PUT", "inApps/v1/transactions/{}/appAccountToken") { e, r, p in try e.setAppAccountToken(r, originalTransactionId: p[0]) },
+        Route("PUT", "inApps/v1/transactions/consumption/{}", changes: true) { e, r, p in try e.sendConsumption(r, transactionId: p[0]) },
+        Route("PUT", "inApps/v1/transactions/{}/appAccountToken", changes: true) { e, r, p in try e.setAppAccountToken(r, originalTransactionId: p[0]) },
         Route("GET", "inApps/v2/history/{}") { e, r, p in try e.history(p[0], r) },
         Route("GET", "inApps/v1/lookup/{}") { e, r, p in try e.lookup(p[0]) },
-        Route("POST", "inApps/v1/subscriptions/extend/mass") { e, r, p in try e.massExtend(r) },
-        Route("GET", "inApps/v1/subscriptions/extend/mass/{}/{}") { e, r, p in try e.massExtensionStatus(productId: p[0], requestIdentifier: p[1]) },
-        Route("PUT", "inApps/v1/subscriptions/extend/{}") { e, r, p in try e.extend(r, originalTransactionId: p[0]) },
+        Route("POST", "inApps/v1/subscriptions/extend/mass", changes: true) { e, r, p in try e.massExtend(r) },
+        Route("GET", "inApps/v1/subscriptions/extend/mass/{}/{}", changes: true) { e, r, p in try e.massExtensionStatus(productId: p[0], requestIdentifier: p[1]) },
+        Route("PUT", "inApps/v1/subscriptions/extend/{}", changes: true) { e, r, p in try e.extend(r, originalTransactionId: p[0]) },
         Route("GET", "inApps/v1/subscriptions/{}") { e, r, p in try e.subscriptions(p[0]) },
         Route("GET", "inApps/v2/refund/lookup/{}") { e, r, p in try e.refunds(p[0], r) },
         Route("POST", "inApps/v1/notifications/history") { e, r, p in try e.notificationHistory(r) },
-        Route("POST", "inApps/v1/notifications/test") { e, r, p in try e.requestTestNotification(r) },
+        Route("POST", "inApps/v1/notifications/test", changes: true) { e, r, p in try e.requestTestNotification(r) },
         Route("GET", "inApps/v1/notifications/test/{}") { e, r, p in try e.testNotificationStatus(token: p[0]) },
     ]
 
@@ -93,22 +100,13 @@ struct ServerAPIEndpoints {
         }
         guard let (route, parameters) = chosen else { return .error(404, "no App Store Server API endpoint at \(request.path)") }
         do {
-            return try route.handle(self, request, parameters)
+            // A status request of a mass extension counts the poll, so it changes the records too.
+            return try route.changes ? state.change { try route.handle(self, request, parameters) } : route.handle(self, request, parameters)
         } catch let error as ServerAPIError {
             return .json(error.status, ServerAPIError.body(error.code, error.message))
         } catch {
             return .json(500, ServerAPIError.body(5000000, "An unknown error occurred."))
         }
-    }
-
-    /// Saves the state after a change when it autosaves; a failure is the 500 Apple would send.
-    func saved(_ response: HTTPServerResponse) throws -> HTTPServerResponse {
-        do {
-            try state.autosave()
-        } catch {
-            throw ServerAPIError.generalInternal
-        }
-        return response
     }
 
     private func transactionInfo(_ id: String) throws -> HTTPServerResponse {

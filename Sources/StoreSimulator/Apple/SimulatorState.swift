@@ -30,6 +30,13 @@ public final class SimulatorState: @unchecked Sendable {
     private var notifyTimeout: Double = 5
     private var massPolls = 2
     private var autosaveURL: URL?
+    /// Serialises `change` within this process; recursive, so a change may run inside another.
+    let changeLock = NSRecursiveLock()
+    /// How many `change` calls the thread holding `changeLock` is inside (guarded by it).
+    var changeDepth = 0
+    /// The version of `autosaveFile` the records were last read from or saved as (guarded by
+    /// `changeLock`); nil: not known, so the next change reads the file first.
+    var seenVersion: SimulatorStateVersion?
 
     /// An empty store for an app.
     public init(authority: TestCertificateAuthority, bundleId: String = "com.example.receiptdesk",
@@ -96,17 +103,21 @@ public final class SimulatorState: @unchecked Sendable {
         set { lock.lock(); defer { lock.unlock() }; massPolls = min(max(newValue, 1), 1000) }
     }
 
-    /// The file the records are saved to after every change a Server API request makes (extend,
-    /// mass extend, consumption, test notification, app account token); `SimulatorStateDirectory.open`
-    /// sets it to its state.json. nil: nothing is saved by itself.
+    /// The file `change` reads the latest records from and saves them to, under the lock of its
+    /// directory (`SimulatorStateFileLock`): every change a Server API request makes (extend,
+    /// mass extend, consumption, test notification, app account token) goes through it.
+    /// `SimulatorStateDirectory.open` sets it to its state.json. Set by hand, the next change
+    /// first loads what the file holds, when there is one. nil: nothing is saved by itself.
     public var autosaveFile: URL? {
         get { lock.lock(); defer { lock.unlock() }; return autosaveURL }
-        set { lock.lock(); defer { lock.unlock() }; autosaveURL = newValue }
-    }
-
-    /// Saves to `autosaveFile` when one is set.
-    func autosave() throws {
-        if let file = autosaveFile { try save(to: file) }
+        set {
+            changeLock.lock()
+            defer { changeLock.unlock() }
+            seenVersion = nil
+            lock.lock()
+            defer { lock.unlock() }
+            autosaveURL = newValue
+        }
     }
 
     /// A transaction by id, in whichever environment it was issued.

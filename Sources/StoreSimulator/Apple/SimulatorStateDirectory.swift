@@ -6,10 +6,12 @@ import ReceiptCore
 ///
 ///     DIR/authority/…     the test authority (`TestCertificateAuthority.save(to:)`)
 ///     DIR/state.json      the records (`SimulatorState.save(to:)`)
+///     DIR/state.lock      the lock every process holds while it reads, changes and saves the
+///                         records (`SimulatorStateFileLock`), and the generation of the last save
 ///
-/// Neither the shared secret nor the Server API key is kept here. A state opened here saves its
-/// records to state.json after each change a Server API request makes (`autosaveFile`), so a
-/// later process sees an extension or a new app account token.
+/// Neither the shared secret nor the Server API key is kept here. A state opened here reads and
+/// saves state.json under the lock in each `SimulatorState.change` (every change a Server API
+/// request makes is one), so processes sharing the directory see each other's changes.
 public enum SimulatorStateDirectory {
     /// The authority's sub-directory.
     public static let authorityFolder = "authority"
@@ -22,28 +24,45 @@ public enum SimulatorStateDirectory {
 
     /// The state saved in `directory`; when nothing is saved there yet, a new authority (valid
     /// 2008–2045, about a second of key generation) and empty records for `bundleId`, saved at once.
+    /// Reads (or makes) it under the directory's lock, so processes opening a new directory at
+    /// the same moment end up with one authority.
     public static func open(_ directory: URL, bundleId: String = "com.example.receiptdesk",
                             appAppleId: Int64 = 1_234_567_890) throws -> SimulatorState {
         let authorityDirectory = directory.appendingPathComponent(authorityFolder)
         let stateURL = directory.appendingPathComponent(stateFile)
-        let manager = FileManager.default
-        if manager.fileExists(atPath: authorityDirectory.appendingPathComponent("authority.json").path) {
-            let state = SimulatorState(authority: try TestCertificateAuthority.load(from: authorityDirectory),
-                                       bundleId: bundleId, appAppleId: appAppleId)
-            if manager.fileExists(atPath: stateURL.path) { try state.load(from: stateURL) }
+        let fileLock = try SimulatorStateFileLock.acquire(directory: directory)
+        defer { fileLock.release() }
+        let state: SimulatorState
+        if FileManager.default.fileExists(atPath: authorityDirectory.appendingPathComponent("authority.json").path) {
+            state = SimulatorState(authority: try TestCertificateAuthority.load(from: authorityDirectory),
+                                   bundleId: bundleId, appAppleId: appAppleId)
             state.autosaveFile = stateURL
-            return state
+            try state.changeLock.withLock { try state.catchUp(with: stateURL, holding: fileLock) }
+        } else {
+            let authority = try TestCertificateAuthority.make(validFrom: validFrom, validUntil: validUntil)
+            state = SimulatorState(authority: authority, bundleId: bundleId, appAppleId: appAppleId)
+            state.autosaveFile = stateURL
+            try save(state, to: directory, holding: fileLock)
         }
-        let authority = try TestCertificateAuthority.make(validFrom: validFrom, validUntil: validUntil)
-        let state = SimulatorState(authority: authority, bundleId: bundleId, appAppleId: appAppleId)
-        try save(state, to: directory)
-        state.autosaveFile = stateURL
         return state
     }
 
-    /// Saves the authority and the records into `directory`.
+    /// Saves the authority and the records into `directory`, under its lock, over whatever
+    /// state.json holds: to change records other processes may be changing too, use
+    /// `SimulatorState.change` instead, which reads their changes first.
     public static func save(_ state: SimulatorState, to directory: URL) throws {
+        let fileLock = try SimulatorStateFileLock.acquire(directory: directory)
+        defer { fileLock.release() }
+        try save(state, to: directory, holding: fileLock)
+    }
+
+    private static func save(_ state: SimulatorState, to directory: URL, holding fileLock: SimulatorStateFileLock) throws {
         try state.authority.save(to: directory.appendingPathComponent(authorityFolder))
-        try state.save(to: directory.appendingPathComponent(stateFile))
+        let stateURL = directory.appendingPathComponent(stateFile)
+        try state.changeLock.withLock {
+            try state.write(to: stateURL, holding: fileLock)
+            // Only the file the state changes through may count as the version it has seen.
+            if state.autosaveFile?.standardizedFileURL != stateURL.standardizedFileURL { state.seenVersion = nil }
+        }
     }
 }

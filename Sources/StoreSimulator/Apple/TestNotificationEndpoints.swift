@@ -22,7 +22,7 @@ extension ServerAPIEndpoints {
         let payload = NotificationPayload(notificationType: "TEST", notificationUUID: uuid, signedDate: signedDate, data: data)
         _ = try state.mint(payload, environment: environment, transactionId: nil, originalTransactionId: nil)
         state.withRecords { $0.testNotifications[token] = uuid }
-        return try saved(.json(200, .object([("testNotificationToken", .string(token))])))
+        return .json(200, .object([("testNotificationToken", .string(token))]))
     }
 
     func testNotificationStatus(token: String) throws -> HTTPServerResponse {
