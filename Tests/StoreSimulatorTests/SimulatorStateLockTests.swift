@@ -69,6 +69,27 @@ struct SimulatorStateLockTests {
         #expect(Set(try Self.open(directory).transactions.map(\.transactionId)) == Set(results.ids))
     }
 
+    @Test("a running server answers a read with what another state over its directory minted since")
+    func serverReadsOtherMints() throws {
+        let directory = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }  // clean-up only
+        let fixture = try SimulatorFixture()  // for its API key and tokens
+        let served = try Self.open(directory)
+        served.serverAPIKey = ServerAPIKey(publicKey: try fixture.apiKey.publicKey(), keyId: SimulatorFixture.keyId,
+                                           issuerId: SimulatorFixture.issuerId)
+        let fixed = SimulatorFixture.now
+        let server = try AppStoreSimulator(state: served, clock: { fixed })
+        try server.start()
+        defer { server.stop() }
+        let minter = try Self.open(directory)
+        for _ in 0..<3 {
+            let id = try Self.mint(minter)
+            let response = try #require(try exchange(port: server.port, path: "/sandbox/inApps/v1/transactions/\(id)",
+                                                     headers: [("Authorization", "Bearer \(try fixture.token())")]))
+            #expect(response.status == 200, "\(id): \(response.status)")
+        }
+    }
+
     @Test("two simulator servers over one directory extending subscriptions in turn, a third state minting between: every change survives")
     func serversExtendInTurn() throws {
         let directory = try Self.directory()

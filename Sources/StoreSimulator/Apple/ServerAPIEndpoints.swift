@@ -82,6 +82,13 @@ struct ServerAPIEndpoints {
         Route("GET", "inApps/v1/notifications/test/{}") { e, r, p in try e.testNotificationStatus(token: p[0]) },
     ]
 
+    /// Whether `request` (its path below the environment prefix: `components`) goes to a route
+    /// that changes the records.
+    static func changes(_ request: HTTPServerRequest, components: ArraySlice<Substring>) -> Bool {
+        let parts = components.map(String.init)
+        return routes.contains { $0.changes && $0.method == request.method && $0.match(parts) != nil }
+    }
+
     /// Answers `request`, whose path below the environment prefix is `components`: a path that
     /// exists with another method is 405 with `Allow`; then the Bearer token is checked; then
     /// the endpoint answers, or 404 when there is none at the path.

@@ -51,6 +51,11 @@ struct SimulatorRouter: Sendable {
             return .json(200, index())
         }
         guard let environment else { return .error(404, "nothing at \(request.path); paths start with /production or /sandbox") }
+        // A request that only reads answers with what other processes saved meanwhile (one that
+        // changes reads it again under the lock anyway). When the state file cannot be read
+        // now, the records stay as they were: answering from them beats failing, and the next
+        // change reports the problem.
+        if !ServerAPIEndpoints.changes(request, components: components.dropFirst()) { try? state.catchUp() }
         let rest = Array(components.dropFirst())
         if rest == ["verifyReceipt"] {
             guard request.method == "POST" || request.method == "GET" else {

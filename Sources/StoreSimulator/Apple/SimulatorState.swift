@@ -4,7 +4,8 @@ import ReceiptCore
 /// What the simulated App Store knows, shared by every request thread (all access under one
 /// lock): the transactions it issued, renewals, refunds and expiries it was told about, Apple
 /// order ids, the notifications it sent, and the app's settings (bundle id, app Apple id, the
-/// shared secret, the App Store Server API key that signs Bearer tokens).
+/// shared secret, the App Store Server API key that signs Bearer tokens). A state opened from a
+/// directory that other processes use too changes through `change { }` (SimulatorStateChanges).
 ///
 ///     let state = SimulatorState(authority: try .shared(), bundleId: "com.example.game")
 ///     let receipt = try state.mintUnifiedReceipt(environment: .sandbox, purchases: [

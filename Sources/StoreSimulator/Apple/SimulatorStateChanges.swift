@@ -17,9 +17,12 @@ import Foundation
 /// it throws or the save fails, so memory and file stay alike. Without an `autosaveFile` the
 /// body simply runs (each single record change is under the in-memory lock anyway).
 ///
-/// Records changed outside `change` on a state with an `autosaveFile` are saved by the next
-/// change only if no other process saved in between; otherwise that change reads the file and
-/// they are gone. Reads need no `change`: they answer from memory.
+/// A notification minted inside a change is POSTed with the lock held (for at most
+/// `notificationTimeout`). Records changed outside `change` on a state with an `autosaveFile`
+/// are saved by the next change only if no other process saved in between; otherwise that
+/// change (or `catchUp()`) reads the file and they are gone. Reads need no `change`; a
+/// long-running server calls `catchUp()` before each request that only reads, so it answers
+/// with what other processes minted meanwhile.
 extension SimulatorState {
     /// Runs `body` as one change of the records, saved before this returns (see above). A change
     /// inside another is part of the outer one. Throws what `body` throws, or
@@ -47,6 +50,19 @@ extension SimulatorState {
             withRecords { $0 = before }
             throw error
         }
+    }
+
+    /// Reads `autosaveFile` again, under the directory's lock shared with other readers, when
+    /// another process saved it since these records were read or saved here; does nothing
+    /// without an `autosaveFile` or inside a change. Throws `SimulatorError(.persistence)` when
+    /// the directory cannot be locked or the file read (the records then stay as they were).
+    public func catchUp() throws {
+        changeLock.lock()
+        defer { changeLock.unlock() }
+        guard changeDepth == 0, let file = autosaveFile else { return }
+        let fileLock = try SimulatorStateFileLock.acquire(directory: file.deletingLastPathComponent(), shared: true)
+        defer { fileLock.release() }
+        try catchUp(with: file, holding: fileLock)
     }
 
     /// Loads `file` when it is not the version these records were read from or saved as; call

@@ -25,9 +25,9 @@ final class SimulatorStateFileLock {
     }
 
     /// Waits until this process holds the lock of `directory` (made, with the lock file, when
-    /// missing). Throws `SimulatorError(.persistence)` naming the file when it cannot be opened
-    /// or locked.
-    static func acquire(directory: URL) throws -> SimulatorStateFileLock {
+    /// missing): alone, or with `shared` together with other readers (no writer). Throws
+    /// `SimulatorError(.persistence)` naming the file when it cannot be opened or locked.
+    static func acquire(directory: URL, shared: Bool = false) throws -> SimulatorStateFileLock {
         let path = directory.appendingPathComponent(fileName).path
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -42,7 +42,7 @@ final class SimulatorStateFileLock {
         guard descriptor >= 0 else {
             throw SimulatorError(.persistence, "cannot open the simulator state lock \(path): \(String(cString: strerror(errno)))")
         }
-        while flock(descriptor, LOCK_EX) != 0 {
+        while flock(descriptor, shared ? LOCK_SH : LOCK_EX) != 0 {
             let failure = errno
             if failure == EINTR { continue }
             close(descriptor)

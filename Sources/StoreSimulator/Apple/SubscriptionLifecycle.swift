@@ -27,7 +27,8 @@ public enum SubscriptionExpiry: String, Sendable, CaseIterable {
 /// changes what the simulator knows, then mints (and records, and delivers when a notification
 /// URL is set) the App Store Server Notification V2 Apple sends for that change, about the
 /// subscription's newest transaction with its renewal info and status at `date`. Nothing reads
-/// the clock. They do not save by themselves; call `save(to:)` (or `SimulatorStateDirectory.save`).
+/// the clock. They do not save by themselves: on a state opened from a directory, call them
+/// inside `change { }`, which saves (or `save(to:)` a state of your own).
 ///
 ///     let bought = try state.subscribe(purchase, environment: .sandbox)          // SUBSCRIBED INITIAL_BUY
 ///     let original = bought.record.transactionId ?? ""
