@@ -29,9 +29,12 @@ extension SimulatorState {
     /// `SimulatorError(.persistence)` when the state directory cannot be locked, read or written.
     @discardableResult
     public func change<T>(_ body: () throws -> T) throws -> T {
+        // Without a file each record change is under the in-memory lock already; changes need
+        // not take turns (a slow notification receiver then stalls only its own request).
+        guard let file = autosaveFile else { return try body() }
         changeLock.lock()
         defer { changeLock.unlock() }
-        guard changeDepth == 0, let file = autosaveFile else {
+        guard changeDepth == 0 else {
             changeDepth += 1
             defer { changeDepth -= 1 }
             return try body()
@@ -53,14 +56,17 @@ extension SimulatorState {
     }
 
     /// Reads `autosaveFile` again, under the directory's lock shared with other readers, when
-    /// another process saved it since these records were read or saved here; does nothing
-    /// without an `autosaveFile` or inside a change. Throws `SimulatorError(.persistence)` when
-    /// the directory cannot be locked or the file read (the records then stay as they were).
+    /// another process saved it since these records were read or saved here. Never waits: does
+    /// nothing without an `autosaveFile`, or while a change runs in this process or another
+    /// (what it is about to save is not there yet; a read then answers as before it). Throws
+    /// `SimulatorError(.persistence)` when the lock file cannot be opened or the state file
+    /// read (the records then stay as they were).
     public func catchUp() throws {
-        changeLock.lock()
+        guard autosaveFile != nil, changeLock.try() else { return }
         defer { changeLock.unlock() }
-        guard changeDepth == 0, let file = autosaveFile else { return }
-        let fileLock = try SimulatorStateFileLock.acquire(directory: file.deletingLastPathComponent(), shared: true)
+        guard changeDepth == 0, let file = autosaveFile,
+              let fileLock = try SimulatorStateFileLock.acquire(directory: file.deletingLastPathComponent(), shared: true, wait: false)
+        else { return }
         defer { fileLock.release() }
         try catchUp(with: file, holding: fileLock)
     }

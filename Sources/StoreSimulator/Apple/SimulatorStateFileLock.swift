@@ -28,6 +28,16 @@ final class SimulatorStateFileLock {
     /// missing): alone, or with `shared` together with other readers (no writer). Throws
     /// `SimulatorError(.persistence)` naming the file when it cannot be opened or locked.
     static func acquire(directory: URL, shared: Bool = false) throws -> SimulatorStateFileLock {
+        // Cannot be nil: a lock that may wait is always taken in the end.
+        guard let lock = try acquire(directory: directory, shared: shared, wait: true) else {
+            throw SimulatorError(.persistence, "cannot lock the simulator state lock in \(directory.path)")
+        }
+        return lock
+    }
+
+    /// As `acquire(directory:shared:)`, but without `wait` returns nil at once when another
+    /// process holds the lock in a way that excludes this one.
+    static func acquire(directory: URL, shared: Bool, wait: Bool) throws -> SimulatorStateFileLock? {
         let path = directory.appendingPathComponent(fileName).path
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -42,10 +52,11 @@ final class SimulatorStateFileLock {
         guard descriptor >= 0 else {
             throw SimulatorError(.persistence, "cannot open the simulator state lock \(path): \(String(cString: strerror(errno)))")
         }
-        while flock(descriptor, shared ? LOCK_SH : LOCK_EX) != 0 {
+        while flock(descriptor, (shared ? LOCK_SH : LOCK_EX) | (wait ? 0 : LOCK_NB)) != 0 {
             let failure = errno
             if failure == EINTR { continue }
             close(descriptor)
+            if failure == EWOULDBLOCK, !wait { return nil }
             throw SimulatorError(.persistence, "cannot lock the simulator state lock \(path): \(String(cString: strerror(failure)))")
         }
         return SimulatorStateFileLock(path: path, descriptor: descriptor)
