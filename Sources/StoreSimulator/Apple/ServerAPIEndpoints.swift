@@ -66,6 +66,7 @@ struct ServerAPIEndpoints {
     }
 
     /// Every endpoint; literal paths come before parameter ones (`extend/mass` before `extend/{}`).
+    /// A status request of a mass extension counts the poll, so it changes the records too.
     static let routes: [Route] = [
         Route("GET", "inApps/v1/transactions/{}") { e, r, p in try e.transactionInfo(p[0]) },
         Route("PUT", "inApps/v1/transactions/consumption/{}", changes: true) { e, r, p in try e.sendConsumption(r, transactionId: p[0]) },
@@ -107,7 +108,6 @@ struct ServerAPIEndpoints {
         }
         guard let (route, parameters) = chosen else { return .error(404, "no App Store Server API endpoint at \(request.path)") }
         do {
-            // A status request of a mass extension counts the poll, so it changes the records too.
             return try route.changes ? state.change { try route.handle(self, request, parameters) } : route.handle(self, request, parameters)
         } catch let error as ServerAPIError {
             return .json(error.status, ServerAPIError.body(error.code, error.message))
