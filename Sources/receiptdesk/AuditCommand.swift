@@ -26,7 +26,10 @@ enum AuditCommand {
         if options.json {
             print(JSONValue.array(entries.map(LedgerJSON.audit)).serialized())
         } else {
-            for e in entries { print("#\(e.seq)  \(RFC3339.format(e.at))  \(e.operatorName)  \(e.action)  \(e.target)  \(e.details)") }
+            for e in entries {
+                let login = e.databaseUser.map { " [\($0)]" } ?? ""
+                print("#\(e.seq)  \(RFC3339.format(e.at))  \(e.operatorName)\(login)  \(e.action)  \(e.target)  \(e.details)")
+            }
         }
         return .ok
     }

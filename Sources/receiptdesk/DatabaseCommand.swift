@@ -15,6 +15,8 @@ import ReceiptCore
 enum DatabaseCommand {
     static let usage = """
         usage: receiptdesk db init [--db PATH|URL]
+               receiptdesk db migrate [--db PATH|URL]
+               receiptdesk db roles [--db URL] [--prefix NAME]
                receiptdesk db copy --from SOURCE --to TARGET [--json]
                receiptdesk db bench --postgres URL [--receipts N] [--runs N] [--lookups-on DB]... [--json]
         SOURCE and TARGET are SQLite paths or postgres:// URLs; give passwords through PGPASSWORD or
@@ -26,6 +28,8 @@ enum DatabaseCommand {
         let rest = Array(arguments.dropFirst())
         switch command {
         case "init": return try initialise(rest)
+        case "migrate": return try migrate(rest)
+        case "roles": return try roles(rest)
         case "copy": return try copy(rest)
         case "bench": return try bench(rest)
         case "bench-worker": return try benchWorker(rest)  // started by the benchmark, not documented
@@ -44,6 +48,41 @@ enum DatabaseCommand {
         let database = try PurchaseDatabase.open(location, create: true)
         let applied = try database.queryFirst("SELECT count(*) AS n FROM schema_migrations", [])?.int("n") ?? 0
         print("\(existed ? "database" : "created a new purchase database at") \(database.location): schema up to date (\(applied) migrations)")
+        return .ok
+    }
+
+    /// `db migrate`: brings an existing database's schema up to date (the only command besides
+    /// `db init` that changes it; run it as the database's owner role), saying what it applied.
+    static func migrate(_ arguments: [String]) throws -> ExitStatus {
+        var args = Arguments(arguments)
+        let location = DatabaseLocation.resolve(argument: try args.value("--db"))
+        _ = try args.finish(maxPositionals: 0)
+        if !PostgresDatabase.isURL(location) && !FileManager.default.fileExists(atPath: location) {
+            throw StoreOptions.missing(location)
+        }
+        let before = try PurchaseDatabase.appliedMigrationCount(location)
+        let database = try PurchaseDatabase.open(location, create: false)
+        let applied = try database.queryFirst("SELECT count(*) AS n FROM schema_migrations", [])?.int("n") ?? 0
+        let added = applied - before
+        print("database \(database.location): schema up to date (\(applied) migrations\(added > 0 ? ", \(added) applied now" : ", nothing to apply"))")
+        return .ok
+    }
+
+    /// `db roles`: creates the least-privilege group roles on a PostgreSQL database and grants
+    /// their rights (see `DatabaseRoles`); run it as a superuser after db init and after db migrate.
+    static func roles(_ arguments: [String]) throws -> ExitStatus {
+        var args = Arguments(arguments)
+        let location = DatabaseLocation.resolve(argument: try args.value("--db"))
+        let prefix = try args.value("--prefix") ?? "receiptdesk"
+        _ = try args.finish(maxPositionals: 0)
+        guard PostgresDatabase.isURL(location) else {
+            throw CommandFailure.usage("db roles is for PostgreSQL (--db postgres://…): a SQLite file's rights are its file permissions, and its audit records the OS user")
+        }
+        let roles: DatabaseRoles
+        do { roles = try DatabaseRoles(prefix: prefix) } catch let error as StoreError { throw CommandFailure.usage(error.reason) }
+        let database = try PostgresDatabase.openPurchaseDatabase(url: location, create: false, migrating: false)
+        for line in try roles.apply(on: database) { print(line) }
+        print("make each login a member of one: GRANT \(roles.operatorRole) TO alice;  (\(roles.reader), \(roles.operatorRole), \(roles.service), \(roles.owner))")
         return .ok
     }
 

@@ -50,6 +50,7 @@ enum LedgerJSON {
 
     static func audit(_ a: AuditEntry) -> JSONValue {
         .object([("seq", .int(a.seq)), ("at", .date(a.at)), ("operator", .string(a.operatorName)), ("action", .string(a.action)),
-                 ("target", .string(a.target)), ("details", .string(a.details)), ("hash", .string(a.hash))])
+                 ("target", .string(a.target)), ("details", .string(a.details)), ("hash", .string(a.hash)),
+                 ("databaseUser", .string(a.databaseUser))])
     }
 }

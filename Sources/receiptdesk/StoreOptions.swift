@@ -6,7 +6,15 @@ import ReceiptCore
 struct StoreOptions {
     let databasePath: String
     let configurationPath: String?
-    let operatorName: String
+    /// `--operator`, else the login name.
+    let givenOperatorName: String
+    /// Whether `--operator` named the operator (else the login name).
+    var operatorGiven = false
+    /// The name the database user writes under, once a ledger was opened for writing (config
+    /// `operators`); shared by every copy of these options.
+    let identity = OperatorIdentity()
+    /// The operator name changes are recorded under.
+    var operatorName: String { identity.mapped ?? givenOperatorName }
     let json: Bool
     let configuration: StoreConfiguration
     /// Extra trust anchors (`--trust-anchor CERT`, repeatable): for test certificate authorities.
@@ -17,7 +25,8 @@ struct StoreOptions {
         let environment = ProcessInfo.processInfo.environment
         let db = DatabaseLocation.resolve(argument: try args.value("--db"), environment: environment)
         let configArgument = try args.value("--config")
-        let operatorName = try args.value("--operator") ?? loginName(environment)
+        let givenOperator = try args.value("--operator")
+        let operatorName = givenOperator ?? loginName(environment)
         // Checked before anything is opened, so a refused name creates no database.
         do { try Validate.checkOperatorGiven(operatorName) } catch let error as StoreError { throw CommandFailure.usage(error.reason) }
         let json = args.flag("--json")
@@ -26,8 +35,28 @@ struct StoreOptions {
         let (path, configuration) = try ConfigurationLoader.load(argument: configArgument, environment: environment)
         let trust = try AppleConnection.trust(configuration, extraAnchors: try TrustOptions.load(anchorPaths, "--trust-anchor"),
                                               extraIntermediates: try TrustOptions.load(intermediatePaths, "--legacy-intermediate"))
-        return StoreOptions(databasePath: db, configurationPath: path, operatorName: operatorName, json: json,
-                            configuration: configuration, trust: trust)
+        var options = StoreOptions(databasePath: db, configurationPath: path, givenOperatorName: operatorName, json: json,
+                                   configuration: configuration, trust: trust)
+        options.operatorGiven = givenOperator != nil
+        return options
+    }
+
+    /// The operator name the database user may write under: with `operators` in the config, the
+    /// name mapped to the user the database says this session is (an `--operator` naming someone
+    /// else is refused: a name cannot be borrowed), and a user the map does not list may not
+    /// write; without it, the name given.
+    func operatorName(for database: SQLDatabase) throws -> String {
+        let map = configuration.operatorsByDatabaseUser
+        guard !map.isEmpty else { return givenOperatorName }
+        let user = database.databaseUser ?? "?"
+        let bare = String(user.drop { $0 != ":" }.dropFirst())
+        guard let mapped = map[bare.isEmpty ? user : bare] else {
+            throw CommandFailure.usage("database user \(user) is not listed in the config's operators (\(map.keys.sorted().joined(separator: ", "))): it may not change the ledger")
+        }
+        if operatorGiven && givenOperatorName != mapped {
+            throw CommandFailure.usage("--operator \(givenOperatorName): database user \(user) writes as operator \(mapped) (config operators); a name cannot be borrowed")
+        }
+        return mapped
     }
 
     /// The ledger over the database, with a verifier that expects the configured bundle ids.
@@ -46,8 +75,11 @@ struct StoreOptions {
         let isFile = !PostgresDatabase.isURL(databasePath)
         let missing = isFile && !FileManager.default.fileExists(atPath: databasePath)
         if missing && !mayCreate { throw Self.missing(databasePath) }
-        let database = try PurchaseDatabase.open(databasePath, create: mayCreate)
+        // The schema is db init's and db migrate's: a command that changes the ledger never runs DDL
+        // on an existing database (an operator role with table rights only can use it).
+        let database = try PurchaseDatabase.open(databasePath, create: mayCreate, migrating: false)
         if missing { printError("receiptdesk: created a new purchase database at \(databasePath)") }
+        identity.mapped = try operatorName(for: database)
         let verifier = ReceiptVerifier(trust: trust, configuration: configuration)
         return PurchaseLedger(database: database, configuration: configuration, verifier: verifier)
     }
@@ -73,6 +105,11 @@ struct StoreOptions {
         if let entry = getpwuid(getuid()), let name = entry.pointee.pw_name { return String(cString: name) }
         return "uid-\(getuid())"
     }
+}
+
+/// The operator name a database user writes under (see `StoreOptions.operatorName(for:)`).
+final class OperatorIdentity {
+    var mapped: String?
 }
 
 /// Finds and reads the configuration: `--config FILE`, else `$RECEIPTDESK_CONFIG`, else

@@ -36,6 +36,7 @@ final class ConsoleFixture {
         path = scratch.location
         if backend == .sqlite {
             let sqlite = try SQLiteDatabase(path: path)
+            sqlite.databaseUser = "os:support"  // the same entries (and hashes) whoever runs the tests
             try MigrationRunner.migrate(sqlite, now: Self.now)
             database = sqlite
         } else {

@@ -42,9 +42,10 @@ struct AuditTamperingTests {
     }
 
     /// SHA-256 over the length-prefixed fields, as anyone who reads the schema can recompute it.
-    static func chainHash(_ seq: Int, _ fields: [String], previous: String) -> String {
+    /// The entry's hash as receiptdesk computes it (the database user, when recorded, last).
+    static func chainHash(_ seq: Int, _ fields: [String], previous: String, databaseUser: String = "") -> String {
         var material: [UInt8] = []
-        for field in [String(seq)] + fields + [previous] {
+        for field in [String(seq)] + fields + [previous] + (databaseUser.isEmpty ? [] : ["db:" + databaseUser]) {
             material += Array(String(field.utf8.count).utf8) + [UInt8(ascii: ":")] + Array(field.utf8)
         }
         return DigestAlgorithm.sha256.hash(material).hexString
@@ -56,9 +57,9 @@ struct AuditTamperingTests {
         var previous = try workspace.sql("SELECT hash FROM audit_log WHERE seq = \(first - 1)").first ?? String(repeating: "0", count: 64)
         let last = try workspace.count("SELECT MAX(seq) FROM audit_log")
         for seq in first...last {
-            let fields = try #require(try workspace.sql("SELECT at || char(31) || operator || char(31) || action || char(31) || target || char(31) || details FROM audit_log WHERE seq = \(seq)").first)
+            let fields = try #require(try workspace.sql("SELECT at || char(31) || operator || char(31) || action || char(31) || target || char(31) || details || char(31) || coalesce(db_user, '') FROM audit_log WHERE seq = \(seq)").first)
                 .split(separator: "\u{1F}", omittingEmptySubsequences: false).map(String.init)
-            let hash = chainHash(seq, fields, previous: previous)
+            let hash = chainHash(seq, Array(fields.dropLast()), previous: previous, databaseUser: fields.last ?? "")
             _ = try workspace.sql("UPDATE audit_log SET prev_hash = '\(previous)', hash = '\(hash)' WHERE seq = \(seq)")
             previous = hash
         }

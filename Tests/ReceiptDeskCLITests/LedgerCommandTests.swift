@@ -330,11 +330,14 @@ struct LedgerCommandTests {
         #expect(text.status == 0, "\(text.stderr)")
         let lines = text.stdout.split(separator: "\n")
         #expect(lines.count == 4)
-        #expect(lines.first?.hasPrefix("#4  ") == true && lines.first?.contains("  tester  grant  customer:kim  ") == true, "\(text.stdout)")
-        #expect(lines.last?.contains("  tester  customer-add  customer:jack  {\"tester\":false}") == true, "\(text.stdout)")
+        // The operator name given, then the user the database says wrote it (SQLite: the OS user).
+        #expect(lines.first?.hasPrefix("#4  ") == true && lines.first?.contains("  tester [os:") == true
+                && lines.first?.contains("]  grant  customer:kim  ") == true, "\(text.stdout)")
+        #expect(lines.last?.contains("]  customer-add  customer:jack  {\"tester\":false}") == true, "\(text.stdout)")
         let json = try workspace.run(["audit", "--json", "--limit", "2"]).jsonArray()
         #expect(json.count == 2)
-        for key in ["seq", "at", "operator", "action", "target", "details", "hash"] { #expect(json.first?[key] != nil, "audit entry lacks \(key)") }
+        for key in ["seq", "at", "operator", "action", "target", "details", "hash", "databaseUser"] { #expect(json.first?[key] != nil, "audit entry lacks \(key)") }
+        #expect((json.first?["databaseUser"] as? String)?.hasPrefix("os:") == true, "SQLite records the OS user")
         #expect((json.first?["seq"] as? NSNumber)?.intValue == 4)
         let targeted = try workspace.run(["audit", "--target", "customer:kim", "--json"]).jsonArray()
         #expect(targeted.map { ($0["action"] as? String) ?? "" } == ["grant", "customer-tester", "customer-add"])

@@ -64,7 +64,8 @@ enum SelectedValue {
             ]))
         case .audit(_, let a):
             return ("audit entry #\(a.seq)", lines([
-                ("entry", "#\(a.seq)"), ("at", RFC3339.format(a.at)), ("operator", a.operatorName), ("action", a.action), ("target", a.target),
+                ("entry", "#\(a.seq)"), ("at", RFC3339.format(a.at)), ("operator", a.operatorName), ("database user", a.databaseUser),
+                ("action", a.action), ("target", a.target),
                 ("details", Self.prettyJSON(a.details)), ("previous hash", a.previousHash), ("hash", a.hash),
             ]))
         }

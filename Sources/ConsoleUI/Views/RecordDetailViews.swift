@@ -108,6 +108,10 @@ enum RecordDetailViews {
         var lines = [DetailLine([Span("audit entry #\(entry.seq)", .heading)])]
         lines.append(DetailLines.field("at", [Span(ConsoleFormat.dateTimeZoned(entry.at))]))
         lines.append(DetailLines.field("operator", [Span(entry.operatorName, .bold)]))
+        if let user = entry.databaseUser {
+            // Who the database says wrote it: the name above is the client's word, this is not.
+            lines.append(DetailLines.field("database user", [Span(user)]))
+        }
         lines.append(DetailLines.field("action", [Span(entry.action, CellStyle(.accent, bold: true))]))
         var target = DetailLines.field("target", [Span(entry.target)])
         if let colon = entry.target.firstIndex(of: ":") {

@@ -12,6 +12,9 @@ public struct AuditEntry: Sendable, Equatable {
     public let details: String
     public let previousHash: String
     public let hash: String
+    /// Who the database says made the change (PostgreSQL's `session_user`, the OS user on
+    /// SQLite): a name the client cannot choose. Nil on entries written before it was recorded.
+    public var databaseUser: String? = nil
 }
 
 /// What `audit verify` found.
@@ -67,10 +70,13 @@ public enum AuditLog {
     /// The hash before the first entry.
     public static let genesis = String(repeating: "0", count: 64)
 
-    /// SHA-256 over the length-prefixed fields and the previous hash, lower-case hex.
+    /// SHA-256 over the length-prefixed fields and the previous hash, lower-case hex. The
+    /// database user, when recorded, is one more field after them (entries written before it
+    /// was recorded hash as they always did).
     public static func hash(seq: Int64, at: String, operatorName: String, action: String, target: String,
-                            details: String, previousHash: String) -> String {
-        let fields = [String(seq), at, operatorName, action, target, details, previousHash]
+                            details: String, previousHash: String, databaseUser: String? = nil) -> String {
+        var fields = [String(seq), at, operatorName, action, target, details, previousHash]
+        if let databaseUser { fields.append("db:" + databaseUser) }
         var material: [UInt8] = []
         material.reserveCapacity(fields.reduce(0) { $0 + $1.utf8.count + 8 })
         for field in fields {
@@ -93,20 +99,21 @@ public enum AuditLog {
         let previous = head?.string("hash") ?? genesis
         let at = StoreDates.format(date)
         let text = details.serialized()
+        let user = database.databaseUser
         let hash = hash(seq: seq, at: at, operatorName: operatorName, action: action, target: target,
-                        details: text, previousHash: previous)
+                        details: text, previousHash: previous, databaseUser: user)
         try database.execute("""
-            INSERT INTO audit_log (seq, at, operator, action, target, details, prev_hash, hash)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO audit_log (seq, at, operator, action, target, details, prev_hash, hash, db_user)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, [.integer(seq), .text(at), .text(operatorName), .text(action), .text(target), .text(text),
-                  .text(previous), .text(hash)])
+                  .text(previous), .text(hash), .text(user)])
         if head == nil {
             try database.execute("INSERT INTO audit_head (id, seq, hash) VALUES (1, ?, ?)", [.integer(seq), .text(hash)])
         } else {
             try database.execute("UPDATE audit_head SET seq = ?, hash = ? WHERE id = 1", [.integer(seq), .text(hash)])
         }
         return AuditEntry(seq: seq, at: date, operatorName: operatorName, action: action, target: target,
-                          details: text, previousHash: previous, hash: hash)
+                          details: text, previousHash: previous, hash: hash, databaseUser: user)
     }
 
     /// Appends an entry when the open write transaction commits, for callers that need no entry
@@ -166,15 +173,16 @@ public enum AuditLog {
         let head = try database.queryFirst("SELECT seq, hash FROM audit_head WHERE id = 1", [])
         var seq = head?.int("seq") ?? 0
         var previous = head?.string("hash") ?? genesis
+        let user = database.databaseUser
         for entry in entries {
             seq += 1
             let hash = hash(seq: seq, at: entry.at, operatorName: entry.operatorName, action: entry.action, target: entry.target,
-                            details: entry.details, previousHash: previous)
+                            details: entry.details, previousHash: previous, databaseUser: user)
             try database.executeLater("""
-                INSERT INTO audit_log (seq, at, operator, action, target, details, prev_hash, hash)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO audit_log (seq, at, operator, action, target, details, prev_hash, hash, db_user)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, [.integer(seq), .text(entry.at), .text(entry.operatorName), .text(entry.action), .text(entry.target), .text(entry.details),
-                      .text(previous), .text(hash)])
+                      .text(previous), .text(hash), .text(user)])
             previous = hash
         }
         if head == nil {
@@ -198,7 +206,7 @@ public enum AuditLog {
         let page = 5_000
         while true {
             let rows = try database.query("""
-                SELECT seq, at, operator, action, target, details, prev_hash, hash FROM audit_log
+                SELECT seq, at, operator, action, target, details, prev_hash, hash, db_user FROM audit_log
                 WHERE seq >= ? ORDER BY seq LIMIT ?
                 """, [.integer(expectedSeq), .integer(Int64(page))])
             for row in rows {
@@ -213,7 +221,7 @@ public enum AuditLog {
                 }
                 let computed = hash(seq: seq, at: row.string("at") ?? "", operatorName: row.string("operator") ?? "",
                                     action: row.string("action") ?? "", target: row.string("target") ?? "",
-                                    details: row.string("details") ?? "", previousHash: previous)
+                                    details: row.string("details") ?? "", previousHash: previous, databaseUser: row.string("db_user"))
                 guard computed == stored else {
                     return AuditVerification(checked: checked, problem: "entry \(seq) was altered: its hash does not match its content")
                 }
@@ -246,7 +254,7 @@ public enum AuditLog {
 
     /// Entries newest first, optionally for one target, before `beforeSeq` (for paging).
     public static func entries(_ database: SQLDatabase, target: String? = nil, beforeSeq: Int64? = nil, limit: Int = 100) throws -> [AuditEntry] {
-        var sql = "SELECT seq, at, operator, action, target, details, prev_hash, hash FROM audit_log WHERE seq < ?"
+        var sql = "SELECT seq, at, operator, action, target, details, prev_hash, hash, db_user FROM audit_log WHERE seq < ?"
         var parameters: [SQLValue] = [.integer(beforeSeq ?? Int64.max)]
         if let target {
             sql += " AND target = ?"
@@ -257,7 +265,7 @@ public enum AuditLog {
         return try database.query(sql, parameters).map { row in
             AuditEntry(seq: row.int("seq") ?? 0, at: row.date("at") ?? .distantPast, operatorName: row.string("operator") ?? "",
                        action: row.string("action") ?? "", target: row.string("target") ?? "", details: row.string("details") ?? "",
-                       previousHash: row.string("prev_hash") ?? "", hash: row.string("hash") ?? "")
+                       previousHash: row.string("prev_hash") ?? "", hash: row.string("hash") ?? "", databaseUser: row.string("db_user"))
         }
     }
 }

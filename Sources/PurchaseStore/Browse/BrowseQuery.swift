@@ -70,7 +70,7 @@ struct BrowseQuery: Sendable {
         case .customers: return "customer_id, is_tester, display_name, email"
         case .receipts:
             return "receipt_id, sha256, format, environment, verdict, verdict_reason, source, customer_id, imported_at, imported_by, apple_environment, last_verified_at"
-        case .audit: return "seq, at, operator, action, target, details, prev_hash, hash"
+        case .audit: return "seq, at, operator, action, target, details, prev_hash, hash, db_user"
         default: return "*"
         }
     }

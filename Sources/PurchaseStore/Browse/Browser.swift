@@ -199,6 +199,6 @@ public struct Browser {
     static func auditEntry(_ row: SQLRow) -> AuditEntry {
         AuditEntry(seq: row.int("seq") ?? 0, at: row.date("at") ?? .distantPast, operatorName: row.string("operator") ?? "",
                    action: row.string("action") ?? "", target: row.string("target") ?? "", details: row.string("details") ?? "",
-                   previousHash: row.string("prev_hash") ?? "", hash: row.string("hash") ?? "")
+                   previousHash: row.string("prev_hash") ?? "", hash: row.string("hash") ?? "", databaseUser: row.string("db_user"))
     }
 }

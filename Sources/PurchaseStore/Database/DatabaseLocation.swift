@@ -19,9 +19,12 @@ public enum PurchaseDatabase {
     /// A `postgres://` or `postgresql://` URL opens PostgreSQL instead (`PostgresDatabase`). An
     /// existing SQLite file that is not a receiptdesk database is refused before anything in it
     /// changes (not even its journal mode).
-    public static func open(_ location: String, create: Bool = true) throws -> SQLDatabase {
+    /// `migrating` false (the commands that change the ledger, not the schema): an existing
+    /// database is never migrated, only checked (`MigrationRunner.createOrRequireCurrent`); a
+    /// new one is still created whole when `create`.
+    public static func open(_ location: String, create: Bool = true, migrating: Bool = true) throws -> SQLDatabase {
         if PostgresDatabase.isURL(location) {
-            return try PostgresDatabase.openPurchaseDatabase(url: location, create: create)
+            return try PostgresDatabase.openPurchaseDatabase(url: location, create: create, migrating: migrating)
         }
         try refuseSpecialFile(location)
         if FileManager.default.fileExists(atPath: location) {
@@ -39,8 +42,28 @@ public enum PurchaseDatabase {
             throw StoreError(.cannotOpen, "no database at \(location)")
         }
         let database = try SQLiteDatabase(path: location, create: create)
-        try MigrationRunner.migrate(database)
+        if migrating {
+            try MigrationRunner.migrate(database)
+        } else {
+            try MigrationRunner.createOrRequireCurrent(database, create: create)
+        }
         return database
+    }
+
+    /// How many schema migrations the existing database at `location` has (0 without receiptdesk's
+    /// tables), read without changing anything.
+    public static func appliedMigrationCount(_ location: String) throws -> Int64 {
+        let database: SQLDatabase
+        if PostgresDatabase.isURL(location) {
+            database = try PostgresDatabase(url: location, readOnly: true)
+        } else {
+            try refuseSpecialFile(location)
+            guard FileManager.default.fileExists(atPath: location) else { throw StoreError(.cannotOpen, "no database at \(location)") }
+            try refuseForeignFile(location)
+            database = try SQLiteDatabase(path: location, create: false, readOnly: true, immutable: needsImmutableOpen(location))
+        }
+        guard try MigrationRunner.hasSchemaTable(database) else { return 0 }
+        return try database.queryFirst("SELECT count(*) AS n FROM schema_migrations", [])?.int("n") ?? 0
     }
 
     /// Opens the database for reading only: it must exist and be fully migrated (readers never

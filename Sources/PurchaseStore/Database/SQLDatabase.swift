@@ -6,6 +6,9 @@ public protocol SQLDatabase: AnyObject {
     var dialect: SQLDialect { get }
     /// A name for messages: the file path or the server address (never a password).
     var location: String { get }
+    /// Who the database says this session is, recorded with every audit entry: PostgreSQL's
+    /// `session_user` (the role that logged in, whatever role it set after), the OS user on SQLite.
+    var databaseUser: String? { get }
 
     /// Runs a statement; returns the number of rows it changed.
     @discardableResult
@@ -35,6 +38,8 @@ public protocol SQLDatabase: AnyObject {
 
 extension SQLDatabase {
     public func lastInsertedRowID() -> Int64? { nil }
+
+    public var databaseUser: String? { nil }
 
     public func forEachRow(_ sql: String, _ parameters: [SQLValue], _ body: (any SQLColumns) throws -> Void) throws {
         for row in try query(sql, parameters) { try body(SQLRowColumns(row: row)) }

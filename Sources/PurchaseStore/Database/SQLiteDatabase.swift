@@ -16,6 +16,16 @@ public final class SQLiteDatabase: SQLDatabase {
     /// Audit entries kept to be appended together (`AuditLog.appendingTogether`), nil when
     /// entries are appended as they come.
     var keptAudit: [PendingAuditEntry]?
+
+    /// The OS user running this process (SQLite has no users of its own): the owner of the
+    /// process's effective user id, else `$USER`. Settable for fixtures that must not depend on
+    /// who runs them.
+    public var databaseUser: String? = SQLiteDatabase.processUser()
+
+    static func processUser() -> String? {
+        if let entry = getpwuid(geteuid()), let name = entry.pointee.pw_name { return "os:" + String(cString: name) }
+        return ProcessInfo.processInfo.environment["USER"].map { "os:" + $0 }
+    }
     /// Copies the write-ahead log into the file in the background (writing connections only).
     private(set) var checkpointer: SQLiteCheckpointer?
 

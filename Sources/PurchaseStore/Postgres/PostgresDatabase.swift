@@ -83,6 +83,8 @@ public final class PostgresDatabase: SQLDatabase {
     var preparedCounter = 0
     /// Set by `waitForChange`: the session LISTENs on the change channel (renewed on reconnect).
     var isListening = false
+    /// The role that logged in (`session_user`), read when the session is set up.
+    public private(set) var databaseUser: String?
 
     /// How many times a write transaction runs before a serialization failure or deadlock is
     /// reported (a unique violation: three times).
@@ -139,8 +141,10 @@ public final class PostgresDatabase: SQLDatabase {
                 """)
             if isReadOnly { _ = try connection.executeScript("SET default_transaction_read_only = on") }
             let row = try connection.execute("""
-                SELECT coalesce(current_schema(), '') AS schema, hashtext('receiptdesk:' || coalesce(current_schema(), '')) AS lock_key
+                SELECT coalesce(current_schema(), '') AS schema, hashtext('receiptdesk:' || coalesce(current_schema(), '')) AS lock_key,
+                       session_user::text AS login
                 """, []).rows.first
+            databaseUser = row?.string("login").map { "pg:" + $0 }
             let schema = row?.string("schema") ?? ""
             schemaName = schema.isEmpty ? "public" : schema
             writerLockKey = row?.int("lock_key") ?? 0
@@ -380,15 +384,22 @@ public final class PostgresDatabase: SQLDatabase {
     /// Opens the purchase database at `url`: connects, migrates (several processes at once
     /// included: migrations run under the writer lock) and installs the change triggers. With
     /// `create` false, a database without receiptdesk's tables is refused instead of set up.
-    public static func openPurchaseDatabase(url: String, create: Bool) throws -> PostgresDatabase {
+    /// `migrating` false: an existing schema is only checked, never changed (no DDL, so a role
+    /// with table rights only can open it); a database without receiptdesk's tables is created
+    /// whole, with its change triggers, when `create` allows it.
+    public static func openPurchaseDatabase(url: String, create: Bool, migrating: Bool = true) throws -> PostgresDatabase {
         let database = try PostgresDatabase(url: url)
         database.exclusiveWrites = true  // several processes opening a new database at once migrate it once
         defer { database.exclusiveWrites = false }
-        if !create, try database.queryFirst("SELECT to_regclass('schema_migrations') IS NOT NULL AS found", [])?.bool("found") != true {
+        if !create, try !MigrationRunner.hasSchemaTable(database) {
             throw StoreError(.cannotOpen, "no receiptdesk database at \(database.location): it has no schema_migrations table")
         }
-        try MigrationRunner.migrate(database)
-        try PostgresChangeFeed.install(database)
+        if migrating {
+            try MigrationRunner.migrate(database)
+            try PostgresChangeFeed.install(database)
+        } else if try MigrationRunner.createOrRequireCurrent(database, create: create) {
+            try PostgresChangeFeed.install(database)
+        }
         return database
     }
 }

@@ -207,5 +207,10 @@ public enum PurchaseSchema {
         SearchSchema.migration,
         HistorySchema.migration,
         AppleStateSchema.migration,
+        // Who the database says made each audited change (PostgreSQL's session_user, the OS user
+        // on SQLite), beside the operator name the client gave; part of the entry's hash.
+        Migration("0007-audit-database-user") { _ in
+            ["ALTER TABLE audit_log ADD COLUMN db_user TEXT"]
+        },
     ]
 }

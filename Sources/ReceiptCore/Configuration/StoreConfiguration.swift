@@ -39,6 +39,10 @@ public struct StoreConfiguration: Sendable, Equatable {
     /// The zone the console shows times in (`display.timeZone`, an IANA name); nil: `TZ`, else
     /// the system's. Stored times are UTC whatever it says.
     public var displayTimeZone: String?
+    /// `operators`: each database user (PostgreSQL login role, OS user for SQLite) and the one
+    /// operator name its changes are audited under. Empty: any name goes (the database user is
+    /// recorded beside it either way).
+    public var operatorsByDatabaseUser: [String: String] = [:]
 
     /// No bundle ids, an empty catalogue, sandbox purchases grant nothing, no paid-to-free rule.
     public static let defaults = StoreConfiguration()

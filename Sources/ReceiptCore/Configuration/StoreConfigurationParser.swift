@@ -5,7 +5,7 @@ import Foundation
 struct StoreConfigurationParser {
     let source: String
 
-    static let topLevelKeys = ["bundleIds", "bundleId", "appAppleId", "products", "sandbox", "paidToFree", "appStore", "display"]
+    static let topLevelKeys = ["bundleIds", "bundleId", "appAppleId", "products", "sandbox", "paidToFree", "appStore", "display", "operators"]
     static let displayKeys = ["timeZone"]
     static let productKeys = ["entitlement", "type", "duration", "units", "name"]
     static let sandboxKeys = ["allowSandbox"]
@@ -29,7 +29,28 @@ struct StoreConfigurationParser {
             paidToFree: try paidToFree(root["paidToFree"]))
         configuration.appStore = try AppStoreSettingsParser(source: source).parse(root["appStore"])
         configuration.displayTimeZone = try displayTimeZone(root["display"])
+        configuration.operatorsByDatabaseUser = try operators(root["operators"])
         return configuration
+    }
+
+    /// `operators`: database user (a PostgreSQL login role, or an OS user for SQLite) → the
+    /// operator name that user's changes carry, e.g. `{"alice_login": "alice"}`.
+    private func operators(_ value: ConfigValue?) throws -> [String: String] {
+        guard let value else { return [:] }
+        let section = try value.object()
+        var map: [String: String] = [:]
+        for key in section.keys {
+            guard let entry = section[key] else { continue }
+            guard !key.isEmpty, key.count <= 128 else {
+                throw ConfigValue.error(source: source, path: value.path, "a database user name is 1–128 characters")
+            }
+            let name = try entry.string()
+            guard !name.isEmpty, name.count <= 128, !name.contains(where: { $0.isNewline }) else {
+                throw ConfigValue.error(source: source, path: ConfigValue.join(value.path, key), "an operator name is 1–128 characters on one line")
+            }
+            map[key] = name
+        }
+        return map
     }
 
     /// The top-level object, after the size, depth and syntax checks.
