@@ -1,5 +1,5 @@
 import Foundation
-import PurchaseStore
+@testable import PurchaseStore
 import ReceiptCore
 import Testing
 
@@ -17,13 +17,14 @@ struct PostgresLiveTeamTests {
 
         try f.ledger.addCustomer("alice", isTester: false, operatorName: "mei")
         let changes = try #require(try console.waitForChange(timeout: 30))
-        #expect(changes.contains("customers:alice"))
+        #expect(changes.contains("customers"))
         #expect(changes.contains("audit_log:1"))
 
         let grant = try f.ledger.grant(customer: "alice", entitlement: "pro", until: nil, reason: "goodwill", operatorName: "mei")
         let granted = try #require(try console.waitForChange(timeout: 30))
-        #expect(granted.contains("grants:\(grant.grantId)"))
-        #expect(granted.contains("entitlements:alice"))
+        #expect(granted.contains("grants") && grant.grantId > 0)
+        #expect(granted.contains("entitlements"))
+        #expect(granted.contains("audit_log:2"))
 
         // A rolled-back change announces nothing.
         struct Abandon: Error {}
@@ -43,14 +44,15 @@ struct PostgresLiveTeamTests {
         try PostgresFaultTests.terminate(pid, using: f.database)
         #expect(try console.waitForChange(timeout: 30) == ["*"])
         try f.ledger.addCustomer("bob", isTester: false, operatorName: "mei")
-        #expect(try console.waitForChange(timeout: 30)?.contains("customers:bob") == true)
+        #expect(try console.waitForChange(timeout: 30)?.contains("customers") == true)
     }
 
-    /// The triggers run once per statement and announce each of its rows, inserted, updated or
-    /// deleted; the first version's trigger (one call per row), as an older receiptdesk left it,
-    /// is replaced when the database is opened.
+    /// The triggers run once per statement and send one notice naming the table for a statement
+    /// that changed rows, inserted, updated or deleted (none for one that changed nothing); the
+    /// earlier versions' triggers (one call per row; a notice per row naming its key), as an older
+    /// receiptdesk left them, are replaced when the database is opened.
     @Test(.enabled(if: PostgresTestServer.url != nil, PostgresTestServer.skipped))
-    func everyRowOfAStatementIsAnnouncedAndTheFormerTriggersAreReplaced() throws {
+    func everyStatementIsAnnouncedByTableAndTheFormerTriggersAreReplaced() throws {
         let f = try BackendLedgerFixture(.postgres)
         try f.database.execute("""
             CREATE OR REPLACE FUNCTION receiptdesk_notify_customers() RETURNS trigger LANGUAGE plpgsql AS $body$
@@ -59,30 +61,53 @@ struct PostgresLiveTeamTests {
         try f.database.execute("""
             CREATE TRIGGER receiptdesk_changes_v1 AFTER INSERT OR UPDATE OR DELETE ON customers FOR EACH ROW EXECUTE FUNCTION receiptdesk_notify_customers()
             """, [])
+        // The second version's: a notice per row of the statement, naming the row's key.
+        try f.database.execute("""
+            CREATE OR REPLACE FUNCTION receiptdesk_notify_rows_customers() RETURNS trigger LANGUAGE plpgsql AS $body$
+            BEGIN PERFORM pg_notify('changes', TG_TABLE_SCHEMA || '.' || TG_TABLE_NAME || ':' || changed.customer_id) FROM new_rows AS changed;
+            RETURN NULL; END $body$
+            """, [])
+        try f.database.execute("DROP TRIGGER receiptdesk_changes_v3_insert ON customers", [])
+        try f.database.execute("""
+            CREATE TRIGGER receiptdesk_changes_v2_insert AFTER INSERT ON customers REFERENCING NEW TABLE AS new_rows
+            FOR EACH STATEMENT EXECUTE FUNCTION receiptdesk_notify_rows_customers()
+            """, [])
         let console = try #require(try PurchaseDatabase.open(f.scratch.location) as? PostgresDatabase)
         let triggers = try console.query("""
             SELECT t.tgname AS name, count(*) AS n FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
             WHERE c.relnamespace = (SELECT oid FROM pg_namespace WHERE nspname = current_schema()) AND t.tgname LIKE 'receiptdesk%'
             GROUP BY t.tgname ORDER BY 1
             """, []).map { "\($0.string("name") ?? "?") \($0.int("n") ?? 0)" }
-        #expect(triggers == ["receiptdesk_changes_v2_delete 11", "receiptdesk_changes_v2_insert 11", "receiptdesk_changes_v2_update 11"])
-        try console.listenForChanges()
-        func heard(_ expected: Set<String>) throws -> Set<String> {
-            var seen: Set<String> = []
-            let deadline = Date().addingTimeInterval(30)  // a safety net: they come at the commit
-            while !expected.isSubset(of: seen), Date() < deadline {  // a quiet second is no reason to stop
-                if let changes = try console.waitForChange(timeout: 1) { seen.formUnion(changes) }
+        #expect(triggers == ["receiptdesk_changes_v3_delete 11", "receiptdesk_changes_v3_insert 11", "receiptdesk_changes_v3_update 11"])
+        #expect(try console.queryFirst("SELECT to_regproc('receiptdesk_notify_rows_customers') IS NULL AS gone", [])?.bool("gone") == true)
+        try console.execute("LISTEN changes", [])
+        let schema = try #require(try console.queryFirst("SELECT current_schema() AS s", [])?.string("s"))
+        /// The notices heard up to the marker, sent by hand after the statement.
+        func heard() throws -> [String] {
+            let marker = "\(schema).marker"
+            try f.database.execute("SELECT pg_notify('changes', ?::text)", [.text(marker)])
+            var seen: [String] = []
+            let deadline = Date().addingTimeInterval(30)  // a safety net: they come at the commit, in order
+            while !seen.contains(marker), Date() < deadline {
+                _ = try console.connection.awaitInput(timeout: 1)
+                // This schema's only: tests running alongside share the server, and so the channel.
+                seen += console.connection.takeNotifications().filter { $0.channel == "changes" && $0.payload.hasPrefix(schema + ".") }.map(\.payload)
             }
-            return seen
+            return seen.filter { $0 != marker }
         }
         try f.database.execute("""
             INSERT INTO customers (customer_id, is_tester, created_at, updated_at) VALUES ('ann', 0, 'x', 'x'), ('ben', 0, 'x', 'x'), ('cy', 0, 'x', 'x')
             """, [])
-        #expect(try heard(["customers:ann", "customers:ben", "customers:cy"]) == ["customers:ann", "customers:ben", "customers:cy"])
+        #expect(try heard() == ["\(schema).customers"])
         try f.database.execute("UPDATE customers SET is_tester = 1 WHERE customer_id IN ('ann', 'cy')", [])
-        #expect(try heard(["customers:ann", "customers:cy"]) == ["customers:ann", "customers:cy"])
+        #expect(try heard() == ["\(schema).customers"])
+        try f.database.execute("UPDATE customers SET is_tester = 1 WHERE customer_id = 'nobody'", [])
+        #expect(try heard() == [], "a statement that changed nothing says nothing")
         try f.database.execute("DELETE FROM customers WHERE customer_id IN ('ben', 'cy')", [])
-        #expect(try heard(["customers:ben", "customers:cy"]) == ["customers:ben", "customers:cy"])
+        #expect(try heard() == ["\(schema).customers"])
+        // Changes made by hand, outside the ledger, write no audit entry: the feed does not report
+        // them (as the audit head poller of SQLite does not), only confirmed ones.
+        #expect(try console.waitForChange(timeout: 0.3) == nil)
     }
 
     @Test(arguments: TestBackend.available)

@@ -85,6 +85,8 @@ public final class PostgresDatabase: SQLDatabase {
     var isListening = false
     /// The role that logged in (`session_user`), read when the session is set up.
     public private(set) var databaseUser: String?
+    /// The audit head the change feed last reported (or started from): a notice is a change only once it moved.
+    var heardAuditHead: Int64?
 
     /// How many times a write transaction runs before a serialization failure or deadlock is
     /// reported (a unique violation: three times).
