@@ -81,6 +81,27 @@ struct LiveViewTests {
         #expect(c.state.list.selectedRow?.customerId == "alice")
     }
 
+    /// Anyone who can connect to the database may NOTIFY on the change channel: a notice that
+    /// comes with no change reloads nothing.
+    @Test(.enabled(if: ConsoleBackend.postgresURL != nil, "RECEIPTDESK_TEST_POSTGRES_URL is unset"))
+    func aChangeNoticeSentByHandReloadsNothing() throws {
+        let f = try ConsoleFixture(backend: .postgres)
+        let (c, screen) = liveConsole(f)
+        let stranger = try f.otherOperator().database
+        for payload in ["customers:alice", "customers:zed", "audit_log:999", "grants"] {
+            try stranger.execute("SELECT pg_notify('changes', current_schema() || '.' || ?::text)", [.text(payload)])
+        }
+        let deadline = Date().addingTimeInterval(0.5)
+        while Date() < deadline {
+            #expect(!c.tick(), "a notice sent by hand was taken for a change")
+            c.render(on: screen)
+            usleep(20_000)
+        }
+        // A real change still shows.
+        _ = try f.otherOperator().addCustomer("zed", isTester: false, operatorName: "li")
+        #expect(tick(c, on: screen) { screen.text.contains("zed") }, "the new customer is listed within 2 s")
+    }
+
     @Test(arguments: ConsoleBackend.available)
     func aGrantOnACustomerSomeoneElseChangedAfterThePreviewIsRefused(_ backend: ConsoleBackend) throws {
         let f = try ConsoleFixture(backend: backend)
