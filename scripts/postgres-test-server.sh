@@ -1,6 +1,6 @@
 #!/bin/bash
 # A private, throwaway PostgreSQL server for the tests: 127.0.0.1 only, TCP only, no password
-# (trust on loopback), data in DIR, run as the `postgres` user (the server refuses root).
+# (trust on loopback; members of receiptdesk_password_login excepted), data in DIR, run as the `postgres` user (the server refuses root).
 #
 #   scripts/postgres-test-server.sh start DIR   creates DIR, starts the server, prints its URL
 #   scripts/postgres-test-server.sh stop DIR    stops it (if running) and removes DIR
@@ -37,6 +37,12 @@ start)
   if [ "$(id -u)" = 0 ]; then chown postgres:postgres "$dir"; fi
   as_postgres "$bin/initdb" -D "$dir/data" -U postgres -A trust --no-sync -E UTF8 --locale=C.UTF-8 \
     >"$dir/initdb.log" 2>&1 || { echo "postgres-test-server: initdb failed:" >&2; tail -5 "$dir/initdb.log" >&2; exit 69; }
+  # Everyone is trusted, except members of the role receiptdesk_password_login (made by the tests
+  # that need it): they must give their password, so a test can tell a password reached the server.
+  hba="$dir/data/pg_hba.conf"
+  { echo "host all +receiptdesk_password_login 127.0.0.1/32 scram-sha-256"; cat "$hba"; } >"$hba.new"
+  mv "$hba.new" "$hba"
+  if [ "$(id -u)" = 0 ]; then chown postgres:postgres "$hba"; fi
   # A random high port; another one when it is taken.
   for attempt in 1 2 3 4 5 6; do
     port=$(( 20000 + (RANDOM * 32768 + RANDOM) % 40000 ))

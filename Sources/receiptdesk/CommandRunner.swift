@@ -7,7 +7,7 @@ enum CommandRunner {
     usage: receiptdesk <command> [options]
 
     commands:
-      console [--db PATH] [--config FILE] [--operator NAME] [--read-only]
+      console [--db PATH|URL] [--db-password-file FILE] [--config FILE] [--operator NAME] [--read-only]
                       the terminal console over the purchase database (what receiptdesk opens on a terminal)
       decode [FILE|-] [--json] [--trust-anchor CERT]... [--device-id UUID] [--bundle-id ID]... [--app-apple-id N]
              [--config FILE]
@@ -15,7 +15,8 @@ enum CommandRunner {
                       --config: its bundle ids, appAppleId and trust anchors)
       samples [DIR]   decode and verify every sample artefact in DIR (default Assets/Samples)
 
-    purchase database (all take --db PATH, --config FILE, --operator NAME, --json, --trust-anchor CERT):
+    purchase database (all take --db PATH|URL, --db-password-file FILE, --config FILE, --operator NAME, --json,
+    --trust-anchor CERT; --db-password-file: the PostgreSQL password is the file's first line, kept out of `ps`):
       import FILE... --customer ID [--customer-name NAME] [--customer-email EMAIL] [--order ORDER]
              [--application-username VALUE]
       order create --customer ID --order ORDER --product PRODUCT [--account-token TOKEN] [--unlisted-product]

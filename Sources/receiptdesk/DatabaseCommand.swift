@@ -3,7 +3,7 @@ import Foundation
 import PurchaseStore
 import ReceiptCore
 
-/// `receiptdesk db init [--db PATH|URL]`: creates the database when it is missing and brings its
+/// `receiptdesk db init [--db PATH|URL] [--db-password-file FILE]`: creates the database when it is missing and brings its
 /// schema up to date, saying which it did (what a team runs once before the first import).
 /// `receiptdesk db copy --from SOURCE --to TARGET [--json]`: moves a whole purchase database
 /// between a SQLite file and a PostgreSQL URL (either direction, or two of a kind) and verifies
@@ -14,7 +14,7 @@ import ReceiptCore
 /// benchmark database (`receiptdesk db copy --from <its cache> --to URL` makes one).
 enum DatabaseCommand {
     static let usage = """
-        usage: receiptdesk db init [--db PATH|URL]
+        usage: receiptdesk db init [--db PATH|URL] [--db-password-file FILE]
                receiptdesk db migrate [--db PATH|URL]
                receiptdesk db roles [--db URL] [--prefix NAME]
                receiptdesk db copy --from SOURCE --to TARGET [--json]
@@ -41,11 +41,13 @@ enum DatabaseCommand {
 
     static func initialise(_ arguments: [String]) throws -> ExitStatus {
         var args = Arguments(arguments)
-        let location = DatabaseLocation.resolve(argument: try args.value("--db"))
+        let argument = try args.value("--db")
+        let location = DatabaseLocation.resolve(argument: argument)
+        let password = try DatabasePassword.take(&args, location: location, argument: argument)
         _ = try args.finish(maxPositionals: 0)
         let isFile = !PostgresDatabase.isURL(location)
         let existed = !isFile || FileManager.default.fileExists(atPath: location)
-        let database = try PurchaseDatabase.open(location, create: true)
+        let database = try PurchaseDatabase.open(location, create: true, password: password)
         let applied = try database.queryFirst("SELECT count(*) AS n FROM schema_migrations", [])?.int("n") ?? 0
         print("\(existed ? "database" : "created a new purchase database at") \(database.location): schema up to date (\(applied) migrations)")
         return .ok

@@ -2,9 +2,12 @@ import Foundation
 import PurchaseStore
 import ReceiptCore
 
-/// The options every database command takes: `--db`, `--config`, `--operator`, `--json`.
+/// The options every database command takes: `--db`, `--db-password-file`, `--config`,
+/// `--operator`, `--json`.
 struct StoreOptions {
     let databasePath: String
+    /// The PostgreSQL password from `--db-password-file` (handed to libpq, never printed).
+    let databasePassword: String?
     let configurationPath: String?
     /// `--operator`, else the login name.
     let givenOperatorName: String
@@ -23,7 +26,9 @@ struct StoreOptions {
     /// Takes the shared options out of `args` and loads the configuration (refused when invalid).
     static func take(_ args: inout Arguments) throws -> StoreOptions {
         let environment = ProcessInfo.processInfo.environment
-        let db = DatabaseLocation.resolve(argument: try args.value("--db"), environment: environment)
+        let dbArgument = try args.value("--db")
+        let db = DatabaseLocation.resolve(argument: dbArgument, environment: environment)
+        let password = try DatabasePassword.take(&args, location: db, argument: dbArgument)
         let configArgument = try args.value("--config")
         let givenOperator = try args.value("--operator")
         let operatorName = givenOperator ?? loginName(environment)
@@ -35,8 +40,8 @@ struct StoreOptions {
         let (path, configuration) = try ConfigurationLoader.load(argument: configArgument, environment: environment)
         let trust = try AppleConnection.trust(configuration, extraAnchors: try TrustOptions.load(anchorPaths, "--trust-anchor"),
                                               extraIntermediates: try TrustOptions.load(intermediatePaths, "--legacy-intermediate"))
-        var options = StoreOptions(databasePath: db, configurationPath: path, givenOperatorName: operatorName, json: json,
-                                   configuration: configuration, trust: trust)
+        var options = StoreOptions(databasePath: db, databasePassword: password, configurationPath: path, givenOperatorName: operatorName,
+                                   json: json, configuration: configuration, trust: trust)
         options.operatorGiven = givenOperator != nil
         return options
     }
@@ -77,7 +82,7 @@ struct StoreOptions {
         if missing && !mayCreate { throw Self.missing(databasePath) }
         // The schema is db init's and db migrate's: a command that changes the ledger never runs DDL
         // on an existing database (an operator role with table rights only can use it).
-        let database = try PurchaseDatabase.open(databasePath, create: mayCreate, migrating: false)
+        let database = try PurchaseDatabase.open(databasePath, create: mayCreate, migrating: false, password: databasePassword)
         if missing { printError("receiptdesk: created a new purchase database at \(databasePath)") }
         identity.mapped = try operatorName(for: database)
         let verifier = ReceiptVerifier(trust: trust, configuration: configuration)
@@ -90,7 +95,7 @@ struct StoreOptions {
         if !PostgresDatabase.isURL(databasePath) && !FileManager.default.fileExists(atPath: databasePath) {
             throw Self.missing(databasePath)
         }
-        let database = try PurchaseDatabase.openForReading(databasePath)
+        let database = try PurchaseDatabase.openForReading(databasePath, password: databasePassword)
         return PurchaseLedger(database: database, configuration: configuration, verifier: ReceiptVerifier(trust: trust, configuration: configuration))
     }
 

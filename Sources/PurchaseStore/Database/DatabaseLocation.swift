@@ -18,13 +18,13 @@ public enum PurchaseDatabase {
     /// Opens the database at `location` (creating the file and its folder when `create`), migrated.
     /// A `postgres://` or `postgresql://` URL opens PostgreSQL instead (`PostgresDatabase`). An
     /// existing SQLite file that is not a receiptdesk database is refused before anything in it
-    /// changes (not even its journal mode).
+    /// changes (not even its journal mode). `password` is for PostgreSQL (see `PostgresDatabase`).
     /// `migrating` false (the commands that change the ledger, not the schema): an existing
     /// database is never migrated, only checked (`MigrationRunner.createOrRequireCurrent`); a
     /// new one is still created whole when `create`.
-    public static func open(_ location: String, create: Bool = true, migrating: Bool = true) throws -> SQLDatabase {
+    public static func open(_ location: String, create: Bool = true, migrating: Bool = true, password: String? = nil) throws -> SQLDatabase {
         if PostgresDatabase.isURL(location) {
-            return try PostgresDatabase.openPurchaseDatabase(url: location, create: create, migrating: migrating)
+            return try PostgresDatabase.openPurchaseDatabase(url: location, create: create, migrating: migrating, password: password)
         }
         try refuseSpecialFile(location)
         if FileManager.default.fileExists(atPath: location) {
@@ -70,10 +70,10 @@ public enum PurchaseDatabase {
     /// migrate: `receiptdesk db init` does). A SQLite file is opened read-only (a file the user
     /// may only read opens), a PostgreSQL session is made read-only (`default_transaction_read_only`,
     /// kept across reconnects). No write lock is taken, so a writer never makes a reader wait.
-    public static func openForReading(_ location: String) throws -> SQLDatabase {
+    public static func openForReading(_ location: String, password: String? = nil) throws -> SQLDatabase {
         let database: SQLDatabase
         if PostgresDatabase.isURL(location) {
-            let postgres = try PostgresDatabase(url: location, readOnly: true)
+            let postgres = try PostgresDatabase(url: location, readOnly: true, password: password)
             guard try postgres.queryFirst("SELECT to_regclass('schema_migrations') IS NOT NULL AS found", [])?.bool("found") == true else {
                 throw StoreError(.cannotOpen, "no receiptdesk database at \(postgres.location): it has no schema_migrations table")
             }

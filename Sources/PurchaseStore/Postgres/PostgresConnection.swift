@@ -19,12 +19,25 @@ final class PostgresConnection {
     let endpoint: String
 
     /// Connects with a `postgres://` / `postgresql://` URL. libpq reads a password from the URL,
-    /// `PGPASSWORD` or `~/.pgpass`; `sslmode` and the other URL options pass through. Waits at
-    /// most 10 s for the server unless the URL sets `connect_timeout`.
-    convenience init(url: String) throws {
+    /// `password` (handed to libpq as its `password` parameter, never kept), `PGPASSWORD` or the
+    /// password file (`PGPASSFILE`, else `~/.pgpass`); `sslmode` and the other URL options pass
+    /// through. Waits at most 10 s for the server unless the URL sets `connect_timeout`.
+    convenience init(url: String, password: String? = nil) throws {
         // Values given before `dbname` are defaults the URL may override (expand_dbname = 1).
-        try self.init(keywords: ["connect_timeout", "fallback_application_name", "dbname"], values: ["10", "receiptdesk", url],
-                      expandDatabaseName: true)
+        let (keywords, values) = Self.parameters(url: url, password: password)
+        try self.init(keywords: keywords, values: values, expandDatabaseName: true)
+    }
+
+    /// The libpq connection parameters for `url` and `password` (in this order: a password in
+    /// the URL wins over `password`).
+    static func parameters(url: String, password: String?) -> (keywords: [String], values: [String]) {
+        var keywords = ["connect_timeout", "fallback_application_name"]
+        var values = ["10", "receiptdesk"]
+        if let password {
+            keywords.append("password")
+            values.append(password)
+        }
+        return (keywords + ["dbname"], values + [url])
     }
 
     /// A second session with the parameters this one was opened with (libpq's own record of

@@ -117,8 +117,9 @@ public final class PostgresDatabase: SQLDatabase {
     public let isReadOnly: Bool
 
     /// Connects to `url`; with `readOnly`, every transaction of every session is read-only.
-    public convenience init(url: String, readOnly: Bool = false) throws {
-        try self.init(connection: try PostgresConnection(url: url), readOnly: readOnly)
+    /// `password` (from `--db-password-file`) is handed to libpq, never kept or shown.
+    public convenience init(url: String, readOnly: Bool = false, password: String? = nil) throws {
+        try self.init(connection: try PostgresConnection(url: url, password: password), readOnly: readOnly)
     }
 
     /// A session on `connection` (see `openSibling`).
@@ -389,8 +390,8 @@ public final class PostgresDatabase: SQLDatabase {
     /// `migrating` false: an existing schema is only checked, never changed (no DDL, so a role
     /// with table rights only can open it); a database without receiptdesk's tables is created
     /// whole, with its change triggers, when `create` allows it.
-    public static func openPurchaseDatabase(url: String, create: Bool, migrating: Bool = true) throws -> PostgresDatabase {
-        let database = try PostgresDatabase(url: url)
+    public static func openPurchaseDatabase(url: String, create: Bool, migrating: Bool = true, password: String? = nil) throws -> PostgresDatabase {
+        let database = try PostgresDatabase(url: url, password: password)
         database.exclusiveWrites = true  // several processes opening a new database at once migrate it once
         defer { database.exclusiveWrites = false }
         if !create, try !MigrationRunner.hasSchemaTable(database) {
