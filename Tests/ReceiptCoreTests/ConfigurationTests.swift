@@ -108,10 +108,19 @@ struct ConfigurationParsingTests {
             == date("2019-12-31T23:00:00Z"))
     }
 
+    @Test func operatorsMapDatabaseUsersToOneNameEach() throws {
+        #expect(try parse(#"{"operators": {"alice_login": "alice", "svc": "import-cron"}}"#).operatorsByDatabaseUser
+            == ["alice_login": "alice", "svc": "import-cron"])
+        #expect(try parse("{}").operatorsByDatabaseUser.isEmpty)
+        #expect(throws: ReceiptError.self) { try parse(#"{"operators": {"alice": ""}}"#) }
+        #expect(throws: ReceiptError.self) { try parse(#"{"operators": {"alice": 7}}"#) }
+        #expect(throws: ReceiptError.self) { try parse(#"{"operators": ["alice"]}"#) }
+    }
+
     @Test(arguments: [
         // Unknown keys, with their path.
         (#"{"bundleIDs": ["com.x"]}"#,
-         "config /etc/rd.json: bundleIDs: unknown key (did you mean 'bundleIds'?); known keys here: bundleIds, bundleId, appAppleId, products, sandbox, paidToFree, appStore, display"),
+         "config /etc/rd.json: bundleIDs: unknown key (did you mean 'bundleIds'?); known keys here: bundleIds, bundleId, appAppleId, products, sandbox, paidToFree, appStore, display, operators"),
         (#"{"products": {"coins.100": {"entitlement": "coins", "type": "consumable", "unit": 5}}}"#,
          "config /etc/rd.json: products.coins.100.unit: unknown key (did you mean 'units'?); known keys here: entitlement, type, duration, units, name"),
         (#"{"sandbox": {"allowSandbx": true}}"#,
