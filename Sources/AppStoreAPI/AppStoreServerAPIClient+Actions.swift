@@ -6,7 +6,8 @@ import ReceiptCore
 ///     Extend a Subscription Renewal Date   PUT  /inApps/v1/subscriptions/extend/{originalTransactionId}
 ///     Extend for All Active Subscribers    POST /inApps/v1/subscriptions/extend/mass
 ///     Get Status of Renewal Extensions     GET  /inApps/v1/subscriptions/extend/mass/{productId}/{requestIdentifier}
-///     Send Consumption Information         PUT  /inApps/v1/transactions/consumption/{transactionId}
+///     Send Consumption Information         PUT  /inApps/v2/transactions/consumption/{transactionId}
+///                                          (version 1: PUT /inApps/v1/…, where the config asks for it)
 ///     Get Notification History             POST /inApps/v1/notifications/history?paginationToken=…
 ///     Request a Test Notification          POST /inApps/v1/notifications/test
 ///     Get Test Notification Status         GET  /inApps/v1/notifications/test/{testNotificationToken}
@@ -76,13 +77,14 @@ extension AppStoreServerAPIClient {
             attempts: loop.attempts)
     }
 
-    /// Sends consumption information for a transaction Apple asked about (CONSUMPTION_REQUEST).
+    /// Sends consumption information for a transaction Apple asked about (CONSUMPTION_REQUEST),
+    /// in the information's version: `/inApps/v2/…` (the default), or `/inApps/v1/…`.
     public func sendConsumptionInformation(transactionId: String, _ information: ConsumptionInformation,
                                            environment: Environment) async throws -> [AppStoreAttempt] {
         let id = try Self.identifier(transactionId, "transaction id")
         try information.validate()
         var loop = makeLoop()
-        _ = try await send("PUT", "/inApps/v1/transactions/consumption/\(id)", environment, &loop, body: information.json)
+        _ = try await send("PUT", "/inApps/v\(information.version)/transactions/consumption/\(id)", environment, &loop, body: information.json)
         return loop.attempts
     }
 

@@ -2,13 +2,31 @@ import Foundation
 import ReceiptCore
 
 /// What the merchant tells Apple about a purchase whose customer asked Apple for a refund (Send
-/// Consumption Information, `ConsumptionRequest`), in Apple's codes. Every field is required;
-/// each has an "undeclared" value (0, or an empty token) for what the merchant does not know.
+/// Consumption Information), in Apple's codes, in either of Apple's two versions:
+///
+/// Version 2 (`PUT /inApps/v2/transactions/consumption/{id}`, the default since Apple deprecated
+/// version 1 on 2025-12-10): consent, how much was consumed in milliunits of a percent, delivery
+/// and refund preference as names, whether a sample came first (see `ConsumptionInformation+V2`):
+///
+///     {"customerConsented":true,"consumptionPercentage":25000,"deliveryStatus":"DELIVERED",
+///      "refundPreference":"GRANT_PRORATED","sampleContentProvided":false}
+///
+/// Version 1 (`PUT /inApps/v1/…`, kept where the config asks for it: `appStore.consumptionVersion`):
+/// every field required, each with an "undeclared" value (0, or an empty token):
 ///
 ///     {"customerConsented":true,"consumptionStatus":2,"platform":1,"sampleContentProvided":false,
 ///      "deliveryStatus":0,"appAccountToken":"","accountTenure":3,"playTime":4,
 ///      "lifetimeDollarsRefunded":1,"lifetimeDollarsPurchased":2,"userStatus":1,"refundPreference":2}
+///
+/// The coded fields keep version 1's numbers for both; version 2's names are derived from them
+/// (`deliveryStatus` 0 is DELIVERED, …; `refundPreference` 4, a prorated refund, exists in
+/// version 2 only).
 public struct ConsumptionInformation: Sendable, Equatable {
+    /// Apple's version of the request: 2 (the default) or 1.
+    public var version = 2
+    /// Version 2: how much of the purchase was consumed, in milliunits of a percent
+    /// (0…100000; 25000 is 25 %); nil when the merchant does not know.
+    public var consumptionPercentage: Int?
     /// Apple refuses the request unless the customer consented to sharing it.
     public var customerConsented: Bool
     /// 0 undeclared, 1 not consumed, 2 partially consumed, 3 fully consumed.
@@ -55,8 +73,13 @@ public struct ConsumptionInformation: Sendable, Equatable {
         self.refundPreference = refundPreference
     }
 
-    /// Each coded field: its JSON name, its value, the largest value Apple accepts, and its words.
+    /// Each coded field: its JSON name, its value, the largest value Apple accepts, and its words
+    /// (version 2: the two it sends, delivery and refund preference).
     public var codedFields: [(name: String, value: Int, maximum: Int, meaning: String)] {
+        version == 2 ? v2CodedFields : v1CodedFields
+    }
+
+    private var v1CodedFields: [(name: String, value: Int, maximum: Int, meaning: String)] {
         [("consumptionStatus", consumptionStatus, 3, Self.words(consumptionStatus, ["undeclared", "not consumed", "partially consumed", "fully consumed"])),
          ("platform", platform, 2, Self.words(platform, ["undeclared", "Apple platform", "non-Apple platform"])),
          ("deliveryStatus", deliveryStatus, 5, Self.words(deliveryStatus, ["delivered and working", "not delivered: quality issue", "wrong item delivered",
@@ -103,6 +126,8 @@ public struct ConsumptionInformation: Sendable, Equatable {
         guard customerConsented else {
             throw AppStoreError(.configuration, "consumption information: the customer has not consented to sharing it; Apple refuses it without consent")
         }
+        if version == 2 { return try validateV2() }
+        guard version == 1 else { throw AppStoreError(.configuration, "consumption information: version \(version) is not 1 or 2") }
         for field in codedFields where !(0...field.maximum).contains(field.value) {
             throw AppStoreError(.configuration, "consumption information: \(field.name) \(field.value) is not 0–\(field.maximum)")
         }
@@ -111,8 +136,9 @@ public struct ConsumptionInformation: Sendable, Equatable {
         }
     }
 
-    /// The request body, in Apple's member names.
+    /// The request body, in Apple's member names for its version.
     public var json: JSONValue {
+        if version == 2 { return v2JSON }
         var members: [(String, JSONValue)] = [("customerConsented", .bool(customerConsented))]
         for field in codedFields { members.append((field.name, .int(Int64(field.value)))) }
         members.append(("sampleContentProvided", .bool(sampleContentProvided)))
@@ -120,8 +146,12 @@ public struct ConsumptionInformation: Sendable, Equatable {
         return .object(members)
     }
 
-    /// Reads what `json` wrote (as kept in the ledger); nil when something is missing.
+    /// Reads what `json` wrote (as kept in the ledger), either version; nil when something is missing.
     public init?(json object: JSONObject) {
+        if let v2 = Self(v2JSON: object) {
+            self = v2
+            return
+        }
         func int(_ key: String) -> Int? { (try? object.int(key)).flatMap { $0 }.map { Int($0) } }
         guard let consented = (try? object.bool("customerConsented")) ?? nil,
               let sample = (try? object.bool("sampleContentProvided")) ?? nil,
@@ -134,6 +164,7 @@ public struct ConsumptionInformation: Sendable, Equatable {
         self.init(customerConsented: consented, consumptionStatus: consumption, platform: platform, sampleContentProvided: sample,
                   deliveryStatus: delivery, appAccountToken: token, accountTenure: tenure, playTime: play,
                   lifetimeDollarsRefunded: refunded, lifetimeDollarsPurchased: purchased, userStatus: user, refundPreference: preference)
+        version = 1
     }
 
     /// The band of `lifetimeDollarsPurchased` / `lifetimeDollarsRefunded` for an amount in US dollars.

@@ -87,6 +87,6 @@ enum AppleSideText {
                  ("requestedAt", .string(RFC3339.format(r.requestedAt))), ("deadline", .string(RFC3339.format(r.deadline))),
                  ("status", .string(r.status.rawValue)), ("overdue", .bool(r.isOverdue(at: now))), ("timing", .string(r.timing(at: now))),
                  ("sentAt", .string(r.sentAt.map(RFC3339.format))), ("sentBy", .string(r.sentBy)), ("reason", .string(r.reason)),
-                 ("consumption", r.consumption.map { .string($0) } ?? .null)])
+                 ("consumption", r.consumption.map { .string($0) } ?? .null), ("requestReason", .string(r.requestReason))])
     }
 }

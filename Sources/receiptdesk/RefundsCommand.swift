@@ -31,7 +31,7 @@ enum RefundsCommand {
         }
         if requests.isEmpty { print(all ? "no refund requests" : "no refund request waiting (--all shows answered ones)") }
         for r in requests {
-            print("#\(r.requestId)  \(r.timing(at: now))  \(r.customerId ?? "(no known customer)")  \(r.productId ?? "?")  transaction \(r.transactionId)  \(r.environment.lowercased())  deadline \(RFC3339.format(r.deadline))")
+            print("#\(r.requestId)  \(r.timing(at: now))  \(r.customerId ?? "(no known customer)")  \(r.productId ?? "?")  transaction \(r.transactionId)  \(r.environment.lowercased())  deadline \(RFC3339.format(r.deadline))\(r.requestReason.map { "  why: \(RefundRequest.reasonWords($0))" } ?? "")")
         }
         return .ok
     }
@@ -49,6 +49,13 @@ enum RefundsCommand {
         }
         let preference = try args.value("--refund-preference")
         let sample = try args.value("--sample-content")
+        let percentText = try args.value("--consumption-percentage")
+        let percentage = try percentText.map { text -> Int in
+            guard let value = Double(text), value.isFinite, (0...100).contains(value) else {
+                throw CommandFailure.usage("--consumption-percentage \(text.prefix(20)): give how much was consumed as a percent, 0–100 (25 or 12.5)")
+            }
+            return Int((value * 1000).rounded())
+        }
         guard let number = try args.finish(maxPositionals: 1).first else { throw CommandFailure.usage("refunds send needs the request number N") }
         guard let requestId = Int64(number.drop { $0 == "#" }) else { throw CommandFailure.usage("refunds send \(number.prefix(20)): not a request number") }
         guard dryRun || reason != nil else { throw CommandFailure.usage("refunds send needs --reason TEXT (it is audited)") }
@@ -58,11 +65,17 @@ enum RefundsCommand {
         draft.information.customerConsented = consented
         for (field, value) in overrides { draft.information.setCodedField(field, to: value) }
         if let preference {
-            let codes = ["undeclared": 0, "grant": 1, "decline": 2, "none": 3, "0": 0, "1": 1, "2": 2, "3": 3]
-            guard let code = codes[preference.lowercased()] else {
-                throw CommandFailure.usage("--refund-preference \(preference.prefix(20)): use grant, decline, none or undeclared")
+            let codes = ["undeclared": 0, "grant": 1, "decline": 2, "none": 3, "prorated": 4, "0": 0, "1": 1, "2": 2, "3": 3, "4": 4]
+            guard let code = codes[preference.lowercased()], code != 4 || draft.information.version == 2 else {
+                throw CommandFailure.usage("--refund-preference \(preference.prefix(20)): use grant, \(draft.information.version == 2 ? "prorated, " : "")decline, none or undeclared")
             }
             draft.information.refundPreference = code
+        }
+        if let percentage {
+            guard draft.information.version == 2 else {
+                throw CommandFailure.usage("--consumption-percentage is version 2's; the config asks for version 1 (appStore.consumptionVersion): use --consumption-status")
+            }
+            draft.information.consumptionPercentage = percentage
         }
         if let sample {
             guard ["yes", "no"].contains(sample) else { throw CommandFailure.usage("--sample-content \(sample.prefix(20)): use yes or no") }

@@ -55,6 +55,37 @@ struct AppStoreServerAPIActionTests {
         #expect(transport.paths == ["/production/inApps/v1/subscriptions/extend/1", "/production/inApps/v1/transactions/1/appAccountToken"])
     }
 
+    /// Version 2, Apple's since 2025: its path, its five members with names for the codes, the
+    /// share consumed in milliunits, and what it refuses before anything is sent.
+    @Test func consumptionInformationVersion2IsSentAsApplesLibrarySendsIt() async throws {
+        let transport = ScriptedTransport([ScriptedTransport.status(202), ScriptedTransport.status(202)])
+        let (client, _) = try F.client(transport)
+        var information = ConsumptionInformation(customerConsented: true, consumptionStatus: 2, platform: 1, sampleContentProvided: true,
+                                                 deliveryStatus: 3, appAccountToken: "", accountTenure: 3, playTime: 4,
+                                                 lifetimeDollarsRefunded: 1, lifetimeDollarsPurchased: 2, userStatus: 1, refundPreference: 4)
+        #expect(information.version == 2, "version 2 unless asked otherwise")
+        information.consumptionPercentage = 25_000
+        _ = try await client.sendConsumptionInformation(transactionId: "2000000000000042", information, environment: .production)
+        let body = try Self.body(try #require(transport.requests.first))
+        #expect(transport.paths == ["/production/inApps/v2/transactions/consumption/2000000000000042"])
+        #expect(try body.bool("customerConsented") == true && body.int("consumptionPercentage") == 25_000)
+        #expect(try body.string("deliveryStatus") == "UNDELIVERED_SERVER_OUTAGE" && body.string("refundPreference") == "GRANT_PRORATED")
+        #expect(try body.bool("sampleContentProvided") == true)
+        #expect(Set(body.values.keys) == ["customerConsented", "consumptionPercentage", "deliveryStatus", "refundPreference", "sampleContentProvided"],
+                "version 1's members are not sent")
+        #expect(ConsumptionInformation(json: body) == information.withVersion1FieldsCleared, "read back as kept in the ledger")
+        // Unknown share and no preference: both left out.
+        information.consumptionPercentage = nil
+        information.refundPreference = 3
+        _ = try await client.sendConsumptionInformation(transactionId: "2000000000000042", information, environment: .production)
+        let second = try Self.body(transport.requests[1])
+        #expect(Set(second.values.keys) == ["customerConsented", "deliveryStatus", "sampleContentProvided"])
+        var refused = information
+        refused.consumptionPercentage = 100_001
+        await #expect(throws: AppStoreError.self) { _ = try await client.sendConsumptionInformation(transactionId: "1", refused, environment: .production) }
+        #expect(transport.requests.count == 2, "nothing sent for a share over 100 %")
+    }
+
     @Test func massExtensionStatusConsumptionHistoryTestAndToken() async throws {
         let id = "5b3d7a60-0f55-4b3e-9a53-1f2a3b4c5d6e"
         let transport = ScriptedTransport([
@@ -71,9 +102,10 @@ struct AppStoreServerAPIActionTests {
                                                    storefrontCountryCodes: ["USA"], environment: .production)
         let status = try await client.massExtensionStatus(productId: "pro.monthly", requestIdentifier: id, environment: .production)
         #expect(status.complete && status.succeededCount == 30 && status.failedCount == 2)
-        let information = ConsumptionInformation(customerConsented: true, consumptionStatus: 2, platform: 1, sampleContentProvided: false,
+        var information = ConsumptionInformation(customerConsented: true, consumptionStatus: 2, platform: 1, sampleContentProvided: false,
                                                  deliveryStatus: 0, appAccountToken: "", accountTenure: 3, playTime: 4,
                                                  lifetimeDollarsRefunded: 1, lifetimeDollarsPurchased: 2, userStatus: 1, refundPreference: 2)
+        information.version = 1  // the deprecated version, where a config still asks for it (version 2 below)
         _ = try await client.sendConsumptionInformation(transactionId: "2000000000000042", information, environment: .production)
         let page = try await client.notificationHistory(NotificationHistoryQuery(startDate: F.now.addingTimeInterval(-86_400), endDate: F.now),
                                                         paginationToken: nil, environment: .production)
@@ -106,8 +138,24 @@ struct AppStoreServerAPIActionTests {
         refused.customerConsented = false
         await #expect(throws: AppStoreError.self) { _ = try await client.sendConsumptionInformation(transactionId: "1", refused, environment: .production) }
         refused = information
+        refused.refundPreference = 4  // a prorated refund exists in version 2 only
+        await #expect(throws: AppStoreError.self) { _ = try await client.sendConsumptionInformation(transactionId: "1", refused, environment: .production) }
+        refused = information
         refused.deliveryStatus = 6
         await #expect(throws: AppStoreError.self) { _ = try await client.sendConsumptionInformation(transactionId: "1", refused, environment: .production) }
         #expect(transport.requests.count == 7)
+    }
+}
+
+extension ConsumptionInformation {
+    /// What version 2 keeps: its own members; version 1's codes back to 0 (refund preference
+    /// 3, "no preference", is left out and reads back as 0).
+    var withVersion1FieldsCleared: ConsumptionInformation {
+        var copy = ConsumptionInformation(customerConsented: customerConsented, consumptionStatus: 0, platform: 0,
+                                          sampleContentProvided: sampleContentProvided, deliveryStatus: deliveryStatus, appAccountToken: "",
+                                          accountTenure: 0, playTime: 0, lifetimeDollarsRefunded: 0, lifetimeDollarsPurchased: 0, userStatus: 0,
+                                          refundPreference: ConsumptionInformation.refundPreferenceNames[refundPreference] == nil ? 0 : refundPreference)
+        copy.consumptionPercentage = consumptionPercentage
+        return copy
     }
 }

@@ -103,7 +103,7 @@ struct AppleActionTests {
         let (fixture, controller, screen, apple) = try Self.console({ request, _ in
             #expect(request.method == "PUT")
             let body = FakeServerAPI.body(request)
-            #expect(body["customerConsented"] as? Bool == true && body["refundPreference"] as? Int == 2)
+            #expect(body["customerConsented"] as? Bool == true && body["refundPreference"] as? String == "DECLINE")
             return FakeServerAPI.empty(status: 202)
         })
         controller.press(.character("$"), .enter, on: screen)
@@ -120,7 +120,7 @@ struct AppleActionTests {
         controller.press(.character("y"), on: screen)
         #expect(await controller.settle())
         #expect(controller.state.message == StatusMessage(text: "sent to Apple: refund request #2 is sent", kind: .success))
-        #expect(apple.paths == ["/inApps/v1/transactions/consumption/1000000359369425"])
+        #expect(apple.paths == ["/inApps/v2/transactions/consumption/1000000359369425"])
         #expect(try fixture.ledger.refundRequest(2).status == .sent)
         #expect(try Self.audits(fixture, "apple-consumption").count == 1)
     }

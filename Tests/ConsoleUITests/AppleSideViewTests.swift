@@ -110,10 +110,9 @@ struct AppleSideViewTests {
         controller.press(.enter, on: screen)
         guard case .form(let form) = controller.state.mode, case .consumption(let id) = form.kind else { Issue.record("no form"); return }
         #expect(id == queue.requests[0].requestId)
-        #expect(form.fields.map(\.label).prefix(3) == ["Consent", "refundPreference", "consumptionStatus"])
-        #expect(form.fields.first { $0.label == "consumptionStatus" }?.hint.contains("the paid period ended 2025-04-01") == true,
-                "each value says where it came from")
-        #expect(form.fields.first { $0.label == "consumptionStatus" }?.text == "3 fully consumed")
+        #expect(form.fields.map(\.label).prefix(3) == ["Consent", "refundPreference", "deliveryStatus"], "version 2's fields")
+        #expect(form.fields.first { $0.label == "deliveryStatus" }?.hint.contains("the ledger") == true, "each value says where it came from")
+        #expect(form.fields.first { $0.label == "refundPreference" }?.text == "0 no preference (left out)")
         // Enter through every field to the reason: empty, refused.
         for _ in form.fields { controller.press(.enter, on: screen) }
         guard case .form(let refused) = controller.state.mode else { Issue.record("the form closed"); return }

@@ -114,7 +114,11 @@ struct SubscriptionStateTests {
         let draft = try f.ledger.consumptionDraft(open.requestId)
         #expect(draft.information.consumptionStatus == 2, "the paid period is under way")
         #expect(draft.information.deliveryStatus == 0 && !draft.information.customerConsented)
-        #expect(draft.lines.contains { $0.hasPrefix("consumptionStatus 2 partially consumed — the paid period 2025-05-01–2025-06-01") })
+        // Version 2 by default: the share of the paid period gone by (9.25 of 31 days), with where it came from.
+        #expect(draft.information.version == 2 && draft.information.consumptionPercentage == 29_839, "\(draft.information)")
+        #expect(draft.lines.contains { $0.hasPrefix("consumptionPercentage 29839 29.8 % — 9 of the 31 days paid for (2025-05-01–2025-06-01) have passed") },
+                "\(draft.lines)")
+        #expect(!draft.lines.contains { $0.hasPrefix("consumptionStatus") }, "version 1's codes are not shown for version 2")
         var refunded = first
         refunded.revocationDate = LedgerFixture.date("2025-05-11T00:00:00Z")
         refunded.revocationReason = 1
@@ -129,6 +133,29 @@ struct SubscriptionStateTests {
         f.now = LedgerFixture.date("2025-05-12T01:00:00Z")
         #expect(try f.ledger.entitlements("cho", now: f.now).first { $0.name == "pro" }?.isActive == true)
         #expect(try f.ledger.subscriptionEvents(of: "cho").map(\.kind) == ["refund requested", "refund", "refund reversed"])
+    }
+
+    /// Apple's reason for the request is kept and shown; a config that asks for version 1 gets
+    /// version 1's draft, every coded field with where it came from.
+    @Test(arguments: TestBackend.available) func theCustomersReasonIsKeptAndVersion1StaysAvailable(_ backend: TestBackend) throws {
+        var configuration = LedgerFixture.configuration
+        configuration.appStore.consumptionVersion = 1
+        let f = try BackendLedgerFixture(backend, configuration: configuration, now: "2025-05-10T06:00:00Z")
+        try subscriber(f, "7350", customer: "dee")
+        let first = transaction("7350", original: "7350", bought: "2025-05-01T00:00:00Z", expires: "2025-06-01T00:00:00Z")
+        var data = NotificationData(bundleId: "com.example.app", environment: "Production", signedTransactionInfo: .payload(first), status: 1)
+        data.consumptionRequestReason = "UNINTENDED_PURCHASE"
+        let payload = NotificationPayload(notificationType: "CONSUMPTION_REQUEST", subtype: nil, notificationUUID: "r1",
+                                          signedDate: LedgerFixture.date("2025-05-10T00:00:00Z"), data: data)
+        _ = try f.ledger.applyNotification(Array(try JWSBuilder(authority: f.authority).notificationBody(payload).utf8), operatorName: "apple")
+        let open = try #require(try f.ledger.refundRequests().first)
+        #expect(open.requestReason == "UNINTENDED_PURCHASE")
+        #expect(RefundRequest.reasonWords("UNINTENDED_PURCHASE") == "did not mean to buy it (UNINTENDED_PURCHASE)")
+        let draft = try f.ledger.consumptionDraft(open.requestId)
+        #expect(draft.lines.first?.hasSuffix("(the customer's reason: did not mean to buy it (UNINTENDED_PURCHASE))") == true, "\(draft.lines)")
+        #expect(draft.information.version == 1 && draft.information.codedFields.count == 9)
+        #expect(draft.lines.contains { $0.hasPrefix("consumptionStatus 2 partially consumed — the paid period 2025-05-01–2025-06-01") })
+        #expect(!draft.lines.contains { $0.hasPrefix("consumptionPercentage") })
     }
 
     @Test(arguments: TestBackend.available) func extensionPlansFollowApplesRules(_ backend: TestBackend) throws {

@@ -99,7 +99,13 @@ struct AppleActionCommandsTests {
         expectFailure(noConsent, 64, "not consented", "--consented")
         let dry = try CLIRunner.run(["refunds", "send", number, "--consented", "--refund-preference", "decline", "--dry-run"] + demo.common)
         #expect(dry.status == 0 && dry.stdout.contains("refundPreference 2 decline the refund") && dry.stdout.contains("deliveryStatus 0"), "\(dry.stdout)")
-        let sent = try CLIRunner.run(["refunds", "send", number, "--consented", "--refund-preference", "decline", "--play-time", "4",
+        let prorated = try CLIRunner.run(["refunds", "send", number, "--consented", "--refund-preference", "prorated",
+                                          "--consumption-percentage", "40", "--dry-run"] + demo.common)
+        #expect(prorated.status == 0 && prorated.stdout.contains("refundPreference 4 grant a prorated refund")
+                && prorated.stdout.contains("consumptionPercentage 40000 40 %") && prorated.stdout.contains("version 2"), "\(prorated.stdout)")
+        expectFailure(try CLIRunner.run(["refunds", "send", number, "--consented", "--consumption-percentage", "140", "--dry-run"] + demo.common),
+                      64, "0–100")
+        let sent = try CLIRunner.run(["refunds", "send", number, "--consented", "--refund-preference", "decline", "--consumption-percentage", "12.5",
                                       "--reason", "used the gems (ticket 42)", "--operator", "mei"] + demo.common)
         #expect(sent.status == 0 && sent.stdout.contains("is sent"), "\(sent.stdout) \(sent.stderr)")
         let all = try CLIRunner.run(["refunds", "--all", "--json"] + demo.common)
@@ -107,7 +113,8 @@ struct AppleActionCommandsTests {
         #expect(request["status"] as? String == "sent" && request["sentBy"] as? String == "mei", "\(request)")
         // The simulator holds what Apple received.
         let state = try String(contentsOf: demo.folder.appendingPathComponent("simulator/state.json"), encoding: .utf8)
-        #expect(state.contains("\"refundPreference\" : 2") && state.contains("\"playTime\" : 4"), "Apple got the information")
+        #expect(state.contains("\"refundPreferenceName\" : \"DECLINE\"") && state.contains("\"consumptionPercentage\" : 12500")
+                && state.contains("\"version\" : 2"), "Apple got version 2 of the information")
         expectFailure(try CLIRunner.run(["refunds", "send", number, "--consented", "--reason", "twice"] + demo.common), 64, "is sent, not open")
         #expect(try Self.audit(demo, "apple-consumption").contains("mei"))
     }

@@ -39,6 +39,49 @@ struct ConsumptionAndTokenEndpointTests {
                                  body: Self.body(replacing: "refundPreference")).status == 202, "refundPreference may be left out")
     }
 
+    static let validV2: [(String, String)] = [
+        ("customerConsented", "true"), ("consumptionPercentage", "25000"), ("deliveryStatus", "\"DELIVERED\""),
+        ("refundPreference", "\"GRANT_PRORATED\""), ("sampleContentProvided", "false"),
+    ]
+
+    static func bodyV2(replacing key: String? = nil, with value: String? = nil) -> String {
+        "{" + validV2.compactMap { name, text in
+            guard name == key else { return "\"\(name)\":\(text)" }
+            return value.map { "\"\(name)\":\($0)" }
+        }.joined(separator: ",") + "}"
+    }
+
+    @Test("version 2: Apple's names and the share consumed are kept; the reason rides on the request; each wrong member refused")
+    func version2() throws {
+        let fixture = try SimulatorFixture()
+        let coins = try fixture.state.register(SimulatedPurchase(productId: "coins", type: .consumable, purchaseDate: SimulatorFixture.day(-2)), environment: .sandbox)
+        let note = try fixture.state.requestConsumption(transactionId: coins.transactionId, date: SimulatorFixture.now.addingTimeInterval(-3600),
+                                                        reason: "FULFILLMENT_ISSUE")
+        #expect(note.body.contains("signedPayload"))
+        let signed = try #require(note.record.signedPayload)
+        let payload = try #require(try ServerNotification(compactJWS: signed).payload.object("data"))
+        #expect(try payload.string("consumptionRequestReason") == "FULFILLMENT_ISSUE")
+        let path = "/inApps/v2/transactions/consumption/\(coins.transactionId)"
+        let response = try fixture.send("PUT", .sandbox, path, body: Self.bodyV2())
+        #expect(response.status == 202 && response.body.isEmpty)
+        let kept = try #require(fixture.state.consumptionRecords(transactionId: coins.transactionId).first)
+        #expect(kept.version == 2 && kept.consumptionPercentage == 25_000 && kept.deliveryStatusName == "DELIVERED"
+                && kept.refundPreferenceName == "GRANT_PRORATED")
+        #expect(fixture.state.pendingConsumptionRequest(transactionId: coins.transactionId) == nil)
+        #expect(try fixture.send("PUT", .sandbox, path, body: Self.bodyV2(replacing: "consumptionPercentage")).status == 202, "may be left out")
+        #expect(try fixture.send("PUT", .sandbox, path, body: Self.bodyV2(replacing: "refundPreference")).status == 202, "may be left out")
+        let codes: [(String, String?, Int64)] = [
+            ("customerConsented", "false", 4000035), ("customerConsented", nil, 4000035), ("deliveryStatus", "0", 4000036),
+            ("deliveryStatus", "\"LOST\"", 4000036), ("deliveryStatus", nil, 4000036), ("sampleContentProvided", nil, 4000041),
+            ("refundPreference", "\"MAYBE\"", 4000044), ("consumptionPercentage", "100001", 4000000), ("consumptionPercentage", "-1", 4000000),
+        ]
+        for (key, value, code) in codes {
+            let wrong = try fixture.send("PUT", .sandbox, path, body: Self.bodyV2(replacing: key, with: value))
+            #expect(wrong.status == 400 && SimulatorFixture.errorCode(wrong) == code, "\(key)=\(value ?? "missing")")
+        }
+        #expect(fixture.state.consumptionRecords(transactionId: coins.transactionId).count == 3, "nothing kept from a refused request")
+    }
+
     @Test("each member missing or out of range has its own code; unknown 4040010; not consumable 4000043")
     func errors() throws {
         let fixture = try SimulatorFixture()

@@ -73,7 +73,8 @@ enum AppleSideView {
         let style: CellStyle = overdue ? CellStyle(.danger, bold: true) : r.status == .open ? CellStyle(.warning) : .muted
         return DetailLine([Span(overdue ? " ⚠ " : " ? ", style), Span("#\(r.requestId) ", .bold), Span(r.timing(at: now), style),
                            Span("  \(r.productId ?? "?")  transaction \(r.transactionId)"),
-                           Span("  deadline \(ConsoleFormat.dateTime(r.deadline))", .muted)],
+                           Span("  deadline \(ConsoleFormat.dateTime(r.deadline))", .muted)]
+                            + (r.requestReason.map { [Span("  why: \(RefundRequest.reasonWords($0))")] } ?? []),
                           action: .open(.transaction(r.transactionId)))
     }
 

@@ -45,6 +45,7 @@ enum RefundQueueView {
                     Span(" " + DisplayWidth.fit(r.productId ?? "?", to: 28)),
                     Span(" tx \(r.transactionId)", .muted),
                     Span("  \(r.environment.lowercased())  deadline \(ConsoleFormat.dateTime(r.deadline))", .muted)]
+                + (r.requestReason.map { [Span("  why: \(RefundRequest.reasonWords($0))")] } ?? [])
         }
     }
 }

@@ -12,13 +12,20 @@ public struct ConsumptionDraft: Sendable {
 
     /// The review, one field a line: "consumptionStatus 3 fully consumed — the period ended …".
     public var lines: [String] {
-        var out = ["Refund request #\(request.requestId): \(request.productId ?? "?") transaction \(request.transactionId) of \(request.customerId ?? "no known customer")",
+        var out = ["Refund request #\(request.requestId): \(request.productId ?? "?") transaction \(request.transactionId) of \(request.customerId ?? "no known customer")"
+                   + (request.requestReason.map { " (the customer's reason: \(RefundRequest.reasonWords($0)))" } ?? ""),
+                   "Send Consumption Information version \(information.version)\(information.version == 1 ? " (deprecated by Apple; the config asks for it)" : "")",
                    "customerConsented \(information.customerConsented) — \(information.customerConsented ? "the operator confirmed it" : "not confirmed: Apple refuses the information without it")"]
+        if information.version == 2 {
+            out.append("consumptionPercentage \(information.consumptionPercentage.map(String.init) ?? "left out") \(information.consumptionPercentageText) — \(sources["consumptionPercentage"] ?? "as given")")
+        }
         for field in information.codedFields {
             out.append("\(field.name) \(field.value) \(field.meaning) — \(sources[field.name] ?? "as given")")
         }
         out.append("sampleContentProvided \(information.sampleContentProvided) — \(sources["sampleContentProvided"] ?? "as given")")
-        out.append("appAccountToken \(information.appAccountToken.isEmpty ? "(none)" : information.appAccountToken) — \(sources["appAccountToken"] ?? "as given")")
+        if information.version == 1 {
+            out.append("appAccountToken \(information.appAccountToken.isEmpty ? "(none)" : information.appAccountToken) — \(sources["appAccountToken"] ?? "as given")")
+        }
         return out
     }
 }
@@ -31,16 +38,27 @@ extension PurchaseLedger {
         let now = clock()
         var sources: [String: String] = [:]
         let transaction = try database.queryFirst("SELECT * FROM transactions WHERE transaction_id = ?", [.text(request.transactionId)])
-        // How much was consumed.
+        // How much was consumed: of a subscription, the share of its paid period gone by.
         var consumption = 0
+        var percentage: Int?
         let type = transaction?.string("product_type")
         if type == ProductType.autoRenewable.rawValue, let start = transaction?.date("purchase_date"), let end = transaction?.date("expires_date") {
             consumption = now >= end ? 3 : now > start ? 2 : 1
             sources["consumptionStatus"] = now >= end ? "the paid period ended \(SubscriptionStory.utcDay(end))"
                 : "the paid period \(SubscriptionStory.utcDay(start))–\(SubscriptionStory.utcDay(end)) is under way"
+            let period = end.timeIntervalSince(start)
+            if period > 0 {
+                let share = min(1, max(0, now.timeIntervalSince(start) / period))
+                percentage = Int((share * 100_000).rounded())
+                sources["consumptionPercentage"] = "\(Int((min(now, end).timeIntervalSince(start) / 86_400).rounded(.down))) of the \(Int((period / 86_400).rounded())) days paid for (\(SubscriptionStory.utcDay(start))–\(SubscriptionStory.utcDay(end))) have passed"
+            }
         } else {
             sources["consumptionStatus"] = transaction == nil ? "the ledger does not hold this transaction"
                 : "the ledger does not know how much of a \(type ?? "purchase") was used"
+        }
+        if sources["consumptionPercentage"] == nil {
+            sources["consumptionPercentage"] = (transaction == nil ? "the ledger does not hold this transaction"
+                : "the ledger does not know how much of a \(type ?? "purchase") was used") + ": left out"
         }
         // Delivery: the ledger granted what the purchase gives.
         var delivery = 5
@@ -77,14 +95,17 @@ extension PurchaseLedger {
         sources["playTime"] = "the ledger does not know time spent in the app"
         sources["platform"] = "bought through the App Store"
         sources["userStatus"] = request.customerId == nil ? "no customer in the ledger" : "the customer's account is active here"
-        sources["refundPreference"] = "the operator's choice"
         sources["sampleContentProvided"] = "the operator's choice"
         let token = transaction?.string("app_account_token").flatMap { UUID(uuidString: $0) }?.uuidString.lowercased() ?? ""
         sources["appAccountToken"] = token.isEmpty ? "the purchase carries no UUID token" : "the purchase's token"
+        sources["refundPreference"] = "the operator's choice"
         let information = ConsumptionInformation(
             customerConsented: false, consumptionStatus: consumption, platform: 1, sampleContentProvided: false, deliveryStatus: delivery,
             appAccountToken: token, accountTenure: tenure, playTime: 0, lifetimeDollarsRefunded: 0, lifetimeDollarsPurchased: 0,
             userStatus: request.customerId == nil ? 0 : 1, refundPreference: 0)
-        return ConsumptionDraft(request: request, information: information, sources: sources)
+        var draft = ConsumptionDraft(request: request, information: information, sources: sources)
+        draft.information.version = configuration.appStore.consumptionVersion
+        draft.information.consumptionPercentage = percentage
+        return draft
     }
 }

@@ -33,6 +33,21 @@ public struct RefundRequest: Sendable, Equatable {
     public let sentAt: Date?
     public let sentBy: String?
     public let reason: String?
+    /// Why the customer asked (Apple's `consumptionRequestReason`, raw: UNINTENDED_PURCHASE, …);
+    /// nil when Apple did not say.
+    public var requestReason: String? = nil
+
+    /// Apple's consumption request reasons, in words.
+    public static func reasonWords(_ raw: String) -> String {
+        switch raw {
+        case "UNINTENDED_PURCHASE": return "did not mean to buy it (UNINTENDED_PURCHASE)"
+        case "FULFILLMENT_ISSUE": return "did not receive it or it did not work (FULFILLMENT_ISSUE)"
+        case "UNSATISFIED_WITH_PURCHASE": return "not satisfied with it (UNSATISFIED_WITH_PURCHASE)"
+        case "LEGAL": return "a legal reason (LEGAL)"
+        case "OTHER": return "another reason (OTHER)"
+        default: return "\(raw) (a reason this receiptdesk does not know)"
+        }
+    }
 
     /// Whether the deadline passed with nothing sent.
     public func isOverdue(at now: Date) -> Bool { status == .open && deadline <= now }
@@ -63,14 +78,16 @@ extension PurchaseLedger {
         let signed = notification.signedDate ?? now
         switch notification.notificationType {
         case "CONSUMPTION_REQUEST":
+            // Signed with the rest of the notification; kept raw (an unknown reason is still shown).
+            let requestReason = try notification.payload.object("data")?.string("consumptionRequestReason")
             try database.execute("""
                 INSERT INTO refund_requests (notification_uuid, transaction_id, original_transaction_id, customer_id, product_id,
-                                             environment, requested_at, deadline, status)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'open')
+                                             environment, requested_at, deadline, status, request_reason)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'open', ?)
                 ON CONFLICT (notification_uuid) DO UPDATE SET customer_id = COALESCE(excluded.customer_id, refund_requests.customer_id)
                 """, [.text(uuid), .text(id), .text(transaction.purchase.originalTransactionId), .text(customerId),
                       .text(transaction.purchase.productId), .text(notification.environment.environment.rawValue), .date(signed),
-                      .date(signed.addingTimeInterval(Self.consumptionDeadline))])
+                      .date(signed.addingTimeInterval(Self.consumptionDeadline)), .text(requestReason.map { String($0.prefix(64)) })])
         case "REFUND", "REFUND_DECLINED":
             try database.execute("""
                 UPDATE refund_requests SET status = ?, outcome_at = ? WHERE transaction_id = ? AND status IN ('open', 'sent')
@@ -104,13 +121,15 @@ extension PurchaseLedger {
     }
 
     static func refundRequest(_ row: SQLRow) -> RefundRequest {
-        RefundRequest(requestId: row.int("request_id") ?? 0, notificationUUID: row.string("notification_uuid") ?? "",
+        var request = RefundRequest(requestId: row.int("request_id") ?? 0, notificationUUID: row.string("notification_uuid") ?? "",
                       transactionId: row.string("transaction_id") ?? "", originalTransactionId: row.string("original_transaction_id"),
                       customerId: row.string("customer_id"), productId: row.string("product_id"), environment: row.string("environment") ?? "",
                       requestedAt: row.date("requested_at") ?? Date(timeIntervalSince1970: 0),
                       deadline: row.date("deadline") ?? Date(timeIntervalSince1970: 0),
                       status: RefundRequest.Status(rawValue: row.string("status") ?? "") ?? .open, consumption: row.string("consumption"),
                       sentAt: row.date("sent_at"), sentBy: row.string("sent_by"), reason: row.string("reason"))
+        request.requestReason = row.string("request_reason")
+        return request
     }
 
     /// Records that consumption information was sent for `request` (after Apple accepted it).

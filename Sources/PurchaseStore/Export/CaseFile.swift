@@ -67,7 +67,7 @@ public struct CaseFile: Sendable {
                 out.append("- **\(cell(state.productId ?? "?"))** (original \(cell(state.originalTransactionId)), \(cell(state.environment))): \(state.statusName) — \(cell(SubscriptionStory.line(state, now: generatedAt)))\(price); from \(cell(state.source)), signed by Apple \(d(state.signedDate))")
             }
             for request in apple.refundRequests {
-                out.append("- Refund request #\(request.requestId) for transaction \(cell(request.transactionId)): \(request.timing(at: generatedAt)), deadline \(d(request.deadline))\(request.sentBy.map { ", sent by \(cell($0))" } ?? "")")
+                out.append("- Refund request #\(request.requestId) for transaction \(cell(request.transactionId)): \(request.timing(at: generatedAt)), deadline \(d(request.deadline))\(request.sentBy.map { ", sent by \(cell($0))" } ?? "")\(request.requestReason.map { "; the customer's reason: \(cell(RefundRequest.reasonWords($0)))" } ?? "")")
             }
             if !apple.events.isEmpty {
                 out += ["", "| When | What | Detail |", "|---|---|---|"]
@@ -139,7 +139,7 @@ public struct CaseFile: Sendable {
             })),
             ("refundRequests", .array(apple.refundRequests.map { r in
                 .object([("requestId", .int(r.requestId)), ("transactionId", .string(r.transactionId)), ("status", .string(r.status.rawValue)),
-                         ("deadline", .date(r.deadline)), ("sentBy", .string(r.sentBy))])
+                         ("deadline", .date(r.deadline)), ("sentBy", .string(r.sentBy)), ("requestReason", .string(r.requestReason))])
             })),
             ("appleEvents", .array(apple.events.map { e in
                 .object([("at", .date(e.occurredAt)), ("kind", .string(e.kind)), ("detail", .string(e.detail)), ("source", .string(e.source))])

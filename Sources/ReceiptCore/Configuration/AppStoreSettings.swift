@@ -37,6 +37,9 @@ public struct AppStoreSettings: Sendable, Equatable {
     public var timeoutSeconds: Double = 15
     /// Attempts per request including the first, 1–10.
     public var maxAttempts: Int = 4
+    /// Which Send Consumption Information is used: 2 (the default; Apple deprecated version 1
+    /// on 2025-12-10) or 1, for a merchant whose account still needs it.
+    public var consumptionVersion = 2
     /// Extra roots trusted for what "Apple" returns (the simulator's test CA), named in verdicts.
     public var trustAnchorFiles: [String] = []
     /// When set, Apple is the built-in simulator, whose CA and state live in this directory.

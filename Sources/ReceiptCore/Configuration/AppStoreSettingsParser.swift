@@ -5,7 +5,7 @@ struct AppStoreSettingsParser {
     let source: String
 
     static let keys = ["api", "verifyReceipt", "serverAPI", "sharedSecretFile", "sharedSecretEnv", "timeoutSeconds",
-                       "maxAttempts", "trustAnchorFiles", "simulator"]
+                       "maxAttempts", "trustAnchorFiles", "simulator", "consumptionVersion"]
     static let verifyReceiptKeys = ["productionURL", "sandboxURL"]
     static let serverAPIKeys = ["productionURL", "sandboxURL", "keyId", "issuerId", "privateKeyFile", "privateKeyEnv"]
     static let simulatorKeys = ["stateDirectory", "notificationURL"]
@@ -50,6 +50,7 @@ struct AppStoreSettingsParser {
             settings.timeoutSeconds = Double(try timeout.integer(in: 1...120))
         }
         if let attempts = section["maxAttempts"] { settings.maxAttempts = Int(try attempts.integer(in: 1...10)) }
+        if let version = section["consumptionVersion"] { settings.consumptionVersion = Int(try version.integer(in: 1...2)) }
         if let anchors = section["trustAnchorFiles"] {
             settings.trustAnchorFiles = try anchors.array().map(path)
         }

@@ -38,4 +38,13 @@ public struct ConsumptionRecord: Codable, Sendable, Equatable {
     public var userStatus: Int64
     /// 0 undeclared, 1 grant, 2 decline, 3 no preference.
     public var refundPreference: Int64?
+    /// Which Send Consumption Information it came through: 2, or nil for version 1 (state files
+    /// from before version 2 have none).
+    public var version: Int64?
+    /// Version 2: the consumed share in milliunits of a percent (0…100000), when sent.
+    public var consumptionPercentage: Int64?
+    /// Version 2: `deliveryStatus` and `refundPreference` as Apple names them (version 1's
+    /// numeric fields are then 0).
+    public var deliveryStatusName: String?
+    public var refundPreferenceName: String?
 }

@@ -8,18 +8,19 @@ extension SimulatorState {
     /// A notification about a known transaction (its subscription's renewal info and status
     /// included), recorded in the notification history. `notificationUUID` defaults to a new one.
     public func mintNotification(type: String, subtype: String? = nil, transactionId: String, signedDate: Date,
-                                 notificationUUID: String? = nil) throws -> MintedNotification {
+                                 notificationUUID: String? = nil, consumptionRequestReason: String? = nil) throws -> MintedNotification {
         let records = snapshot()
         guard let transaction = records.transactions[transactionId] else {
             throw SimulatorError(.invalidRequest, "notification \(type): transaction \(transactionId) was not issued by the simulator")
         }
         let original = transaction.originalTransactionId
         let renewal = records.renewalPayload(original: original, signedDate: signedDate)
-        let data = NotificationData(appAppleId: records.appAppleId, bundleId: records.bundleId, bundleVersion: "1.0",
+        var data = NotificationData(appAppleId: records.appAppleId, bundleId: records.bundleId, bundleVersion: "1.0",
                                     environment: transaction.environment.rawValue,
                                     signedTransactionInfo: .payload(transaction.payload(signedDate: signedDate)),
                                     signedRenewalInfo: renewal.map { .payload($0) },
                                     status: records.subscriptionStatus(original: original, at: SimulatorRecords.wholeMilliseconds(signedDate)))
+        data.consumptionRequestReason = consumptionRequestReason
         var payload = NotificationPayload(notificationType: type, subtype: subtype,
                                           notificationUUID: notificationUUID ?? UUID().uuidString.lowercased(),
                                           signedDate: signedDate, data: data)

@@ -61,7 +61,7 @@ extension SimulatorState {
     /// pending (`pendingConsumptionRequest(transactionId:)`) until Send Consumption Information
     /// arrives or the refund is decided. `CONSUMPTION_REQUEST`.
     @discardableResult
-    public func requestConsumption(transactionId: String, date: Date) throws -> MintedNotification {
+    public func requestConsumption(transactionId: String, date: Date, reason: String = "UNSATISFIED_WITH_PURCHASE") throws -> MintedNotification {
         try withRecords { records in
             guard let transaction = records.transactions[transactionId] else {
                 throw SimulatorError(.invalidRequest, "requestConsumption: transaction \(transactionId) was not issued by the simulator")
@@ -71,7 +71,7 @@ extension SimulatorState {
             }
             records.pendingConsumptionRequests[transactionId] = SimulatorRecords.wholeMilliseconds(date)
         }
-        return try mintNotification(type: "CONSUMPTION_REQUEST", transactionId: transactionId, signedDate: date)
+        return try mintNotification(type: "CONSUMPTION_REQUEST", transactionId: transactionId, signedDate: date, consumptionRequestReason: reason)
     }
 
     /// A one-time purchase (consumable, non-consumable or non-renewing subscription): registers

@@ -70,6 +70,7 @@ struct ServerAPIEndpoints {
     static let routes: [Route] = [
         Route("GET", "inApps/v1/transactions/{}") { e, r, p in try e.transactionInfo(p[0]) },
         Route("PUT", "inApps/v1/transactions/consumption/{}", changes: true) { e, r, p in try e.sendConsumption(r, transactionId: p[0]) },
+        Route("PUT", "inApps/v2/transactions/consumption/{}", changes: true) { e, r, p in try e.sendConsumptionV2(r, transactionId: p[0]) },
         Route("PUT", "inApps/v1/transactions/{}/appAccountToken", changes: true) { e, r, p in try e.setAppAccountToken(r, originalTransactionId: p[0]) },
         Route("GET", "inApps/v2/history/{}") { e, r, p in try e.history(p[0], r) },
         Route("GET", "inApps/v1/lookup/{}") { e, r, p in try e.lookup(p[0]) },

@@ -54,6 +54,7 @@ struct ServerAPIError: Error, Equatable {
     static let invalidUserStatus = bad(4000042, "Invalid user status.")
     static let invalidTransactionNotConsumable = bad(4000043, "Invalid transaction. The transaction is not a consumable or an auto-renewable subscription.")
     static let invalidRefundPreference = bad(4000044, "Invalid refund preference.")
+    static let invalidTransactionTypeNotSupported = bad(4000047, "Invalid transaction type. The transaction's in-app purchase type is not supported.")
     static let transactionIdNotOriginalTransactionId = bad(4000187, "Invalid transaction id. It is not an original transaction id.")
 
     // 403: not allowed for this subscription.

@@ -73,6 +73,9 @@ public struct NotificationData: Sendable {
     public var signedRenewalInfo: NestedJWS<RenewalInfoPayload>?
     /// Subscription status: 1 active, 2 expired, 3 billing retry, 4 grace period, 5 revoked.
     public var status: Int64?
+    /// CONSUMPTION_REQUEST: why the customer asked for a refund (UNINTENDED_PURCHASE,
+    /// FULFILLMENT_ISSUE, UNSATISFIED_WITH_PURCHASE, LEGAL, OTHER).
+    public var consumptionRequestReason: String?
 
     /// Notification data from its members.
     public init(appAppleId: Int64? = nil, bundleId: String, bundleVersion: String? = nil, environment: String = "Sandbox",
@@ -104,6 +107,7 @@ public struct NotificationData: Sendable {
         case nil: break
         }
         m.add("status", status)
+        m.add("consumptionRequestReason", consumptionRequestReason)
         return m.object
     }
 }
