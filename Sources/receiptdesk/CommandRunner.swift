@@ -57,6 +57,9 @@ enum CommandRunner {
       simulator mint unified|legacy|jws|notification [--config FILE] --product ID [--environment E]
                       an artefact signed by the config's built-in simulator (the demo's), valid for its app
       db init         create the database, or bring its schema up to date
+      db migrate      bring an existing database's schema up to date (the only other command that changes it)
+      db roles [--prefix NAME]
+                      PostgreSQL: reader, operator, service and owner roles; the audit log append-only
       db copy --from SOURCE --to TARGET
                       copy a whole database between SQLite and PostgreSQL (postgres://…), verified
       lookup-order ORDER_ID --customer ID
