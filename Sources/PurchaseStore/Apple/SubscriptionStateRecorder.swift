@@ -166,6 +166,10 @@ extension PurchaseLedger {
         case ("RENEWAL_EXTENSION", let sub): return ("mass extension", "mass extension \(sub?.lowercased() ?? "update")")
         case ("CONSUMPTION_REQUEST", _): return ("refund requested", "the customer asked Apple for a refund of \(purchase.transactionId ?? "?"); Apple asks for consumption information")
         case ("ONE_TIME_CHARGE", _): return ("charged", "\(product)\(price(transaction))")
+        // Advanced Commerce API subscriptions.
+        case ("METADATA_UPDATE", _): return ("metadata update", "Apple changed \(product)'s metadata (Advanced Commerce); access unchanged")
+        case ("MIGRATION", _): return ("migrated", "\(product) migrated to an Advanced Commerce subscription; access unchanged")
+        case ("PRICE_CHANGE", _): return ("price change", "the price of \(product) changed to \(AppleMoney.format(renewal?.renewalPrice ?? transaction.price, currency: renewal?.currency ?? transaction.currency) ?? "?") (Advanced Commerce)")
         default: return (type.lowercased().replacingOccurrences(of: "_", with: " "), [type, subtype].compactMap { $0 }.joined(separator: "/"))
         }
     }

@@ -49,6 +49,7 @@ extension PurchaseLedger {
                     changes.append(AppleChange(kind: .expiryChanged, transactionId: fact.transactionId, customerId: stored.customerId,
                                                detail: "expires \(stored.expiresDate.map(RFC3339.format) ?? "never") → \(RFC3339.format(expires))"))
                 }
+                try fillAppTransactionId(fact)
                 continue
             }
             let owner = try fact.originalTransactionId.flatMap { original in

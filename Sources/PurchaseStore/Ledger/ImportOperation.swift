@@ -149,8 +149,9 @@ extension PurchaseLedger {
             // A batch took its receipt ids from the sequence ahead: nothing to read back.
             try database.executeLater("""
                 INSERT INTO receipts (receipt_id, sha256, raw, format, environment, verdict, verdict_reason, decoded_json, bundle_id,
-                                      original_app_version, original_purchase_date, source, customer_id, imported_at, imported_by)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                      original_app_version, original_purchase_date, source, customer_id, imported_at, imported_by,
+                                      app_transaction_id)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, [.integer(id)] + Self.receiptValues(bytes, digest: digest, artefact: artefact, verdict: verdict, decoded: decoded,
                                                        summary: summary, customerId: customerId, source: source, now: now,
                                                        operatorName: operatorName))
@@ -161,8 +162,9 @@ extension PurchaseLedger {
         // new row id, elsewhere it is one index look-up away.
         try database.execute("""
             INSERT INTO receipts (sha256, raw, format, environment, verdict, verdict_reason, decoded_json, bundle_id,
-                                  original_app_version, original_purchase_date, source, customer_id, imported_at, imported_by)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                  original_app_version, original_purchase_date, source, customer_id, imported_at, imported_by,
+                                  app_transaction_id)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, Self.receiptValues(bytes, digest: digest, artefact: artefact, verdict: verdict, decoded: decoded, summary: summary,
                                  customerId: customerId, source: source, now: now, operatorName: operatorName))
         guard let id = try database.lastInsertedRowID() ?? database.queryFirst("SELECT receipt_id FROM receipts WHERE sha256 = ?", [.text(digest)])?.int("receipt_id") else {
@@ -177,7 +179,7 @@ extension PurchaseLedger {
         [.text(digest), .blob(bytes), .text(artefact.format.rawValue), .text(summary.environment.environment.rawValue),
          .text(verdict.status.rawValue), .text(verdict.reason), .text(decoded), .text(summary.bundleId),
          .text(summary.originalAppVersion), .date(summary.originalPurchaseDate), .text(source), .text(customerId),
-         .date(now), .text(operatorName)]
+         .date(now), .text(operatorName), .text(summary.appTransactionId)]
     }
 
     func insertTransaction(_ t: IncomingTransaction, customerId: String, orderId: String?, binding: OrderBinding,
@@ -186,11 +188,13 @@ extension PurchaseLedger {
         try database.executeLater("""
             INSERT INTO transactions (transaction_id, original_transaction_id, product_id, product_type, customer_id, order_id,
                                       binding, environment, purchase_date, expires_date, revocation_date, cancellation_date,
-                                      quantity, app_account_token, web_order_line_item_id, first_receipt_id, recorded_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                      quantity, app_account_token, web_order_line_item_id, first_receipt_id, recorded_at,
+                                      app_transaction_id)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, [.text(t.transactionId), .text(t.originalTransactionId), .text(t.productId), .text(t.productType?.rawValue),
                   .text(customerId), .text(orderId), .text(binding.rawValue), .text(t.environment.rawValue),
                   .date(t.purchaseDate), .date(t.expiresDate), .date(t.revocationDate), .date(t.cancellationDate),
-                  .integer(t.quantity), .text(t.appAccountToken), .text(t.webOrderLineItemId), .integer(receiptId), .date(now)])
+                  .integer(t.quantity), .text(t.appAccountToken), .text(t.webOrderLineItemId), .integer(receiptId), .date(now),
+                  .text(t.appTransactionId)])
     }
 }

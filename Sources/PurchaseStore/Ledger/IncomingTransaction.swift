@@ -15,6 +15,8 @@ struct IncomingTransaction {
     let quantity: Int64
     let appAccountToken: String?
     let webOrderLineItemId: String?
+    /// The app download it was bought in (StoreKit 2 transactions); links the customer's purchases.
+    var appTransactionId: String? = nil
 
     /// Every transaction a verified artefact carries, once each by transaction id, in purchase order.
     /// Purchases without a transaction id or product id cannot be recorded and are reported in `skipped`.
@@ -40,7 +42,7 @@ struct IncomingTransaction {
                 purchaseDate: purchase.purchaseDate, expiresDate: purchase.expiresDate,
                 revocationDate: purchase.revocationDate, cancellationDate: purchase.cancellationDate,
                 quantity: max(1, purchase.quantity ?? 1), appAccountToken: purchase.appAccountToken,
-                webOrderLineItemId: purchase.webOrderLineItemId))
+                webOrderLineItemId: purchase.webOrderLineItemId, appTransactionId: purchase.appTransactionId))
         }
         result.sort { ($0.purchaseDate ?? .distantPast, $0.transactionId) < ($1.purchaseDate ?? .distantPast, $1.transactionId) }
         return (result, skipped)

@@ -55,6 +55,11 @@ extension PurchaseLedger {
                                                     [.text(token), .text(token)])?.string("customer_id")
                 }
             }
+            // RESCIND_CONSENT names no purchase, only the app download, which links the customer's
+            // purchases. A new purchase is not given to a customer by its download alone: one Apple
+            // account may serve several of the merchant's accounts.
+            let appTransactionId = artefact.summary.appTransactionId
+            if owner == nil, facts.isEmpty, let appTransactionId { owner = try customer(appTransactionId: appTransactionId) }
             let digest = DigestAlgorithm.sha256.hash(bytes).hexString
             let receiptId = try database.queryFirst("SELECT receipt_id FROM receipts WHERE sha256 = ?", [.text(digest)])?.int("receipt_id")
                 ?? insertReceipt(bytes, digest: digest, artefact: artefact, verdict: verdict, customerId: owner, source: "notification \(type)",
@@ -70,7 +75,9 @@ extension PurchaseLedger {
                               source: "notification \(type) \(uuid)", receiptId: receiptId, presentedFor: owner,
                               operatorName: operatorName, now: now)
             let outcome: String
-            if facts.isEmpty {
+            if let meaning = Self.appLevelOutcome(notification, owner: owner) {
+                outcome = meaning
+            } else if facts.isEmpty {
                 outcome = "recorded (no transaction in it)"
             } else if owner == nil {
                 outcome = "unmatched"
@@ -79,11 +86,12 @@ extension PurchaseLedger {
             }
             try database.execute("""
                 INSERT INTO notifications (notification_uuid, notification_type, subtype, environment, signed_date, receipt_id,
-                                           customer_id, outcome, received_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                           customer_id, outcome, received_at, app_transaction_id)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT (notification_uuid) DO UPDATE SET customer_id = excluded.customer_id, outcome = excluded.outcome
                 """, [.text(uuid), .text(type), .text(notification.subtype), .text(notification.environment.environment.rawValue),
-                      .date(notification.signedDate), .integer(receiptId), .text(owner), .text(outcome), .date(now)])
+                      .date(notification.signedDate), .integer(receiptId), .text(owner), .text(outcome), .date(now),
+                      .text(appTransactionId)])
             if owner != nil || facts.isEmpty {  // unmatched: recorded when it is applied again with an owner
                 try recordAppleState(notification, uuid: uuid, customerId: owner, now: now)
             }
@@ -130,6 +138,6 @@ extension IncomingTransaction {
         IncomingTransaction(transactionId: transactionId, originalTransactionId: originalTransactionId, productId: productId,
                             productType: productType, environment: environment, purchaseDate: purchaseDate, expiresDate: expiresDate,
                             revocationDate: date, cancellationDate: cancellationDate, quantity: quantity,
-                            appAccountToken: appAccountToken, webOrderLineItemId: webOrderLineItemId)
+                            appAccountToken: appAccountToken, webOrderLineItemId: webOrderLineItemId, appTransactionId: appTransactionId)
     }
 }

@@ -15,6 +15,9 @@ public struct ArtefactSummary: Sendable {
     public var notificationUUID: String?
     public var purchases: [Purchase] = []
     public var renewal: RenewalInfo?
+    /// The app download the artefact belongs to (`appTransactionId` of a StoreKit 2 transaction,
+    /// renewal info, app transaction, or of the one a notification carries).
+    public var appTransactionId: String?
 
     init(format: ArtefactFormat, environment: EnvironmentReading) {
         self.format = format
@@ -46,11 +49,13 @@ extension DecodedArtefact {
             s.bundleId = t.bundleId
             s.creationDate = t.signedDate
             s.purchases = [t.purchase]
+            s.appTransactionId = t.appTransactionId
             return s
         case .renewalInfo(let r):
             var s = ArtefactSummary(format: .jwsRenewalInfo, environment: r.environment)
             s.creationDate = r.signedDate
             s.renewal = r
+            s.appTransactionId = r.appTransactionId
             return s
         case .appTransaction(let a):
             var s = ArtefactSummary(format: .jwsAppTransaction, environment: a.environment)
@@ -59,6 +64,7 @@ extension DecodedArtefact {
             s.originalAppVersion = a.originalApplicationVersion
             s.originalPurchaseDate = a.originalPurchaseDate
             s.creationDate = a.validationDate
+            s.appTransactionId = a.appTransactionId
             return s
         case .notification(let n):
             var s = ArtefactSummary(format: .notification, environment: n.environment)
@@ -70,6 +76,7 @@ extension DecodedArtefact {
             s.notificationUUID = n.notificationUUID
             s.purchases = n.transaction.map { [$0.purchase] } ?? []
             s.renewal = n.renewalInfo
+            s.appTransactionId = n.transaction?.appTransactionId ?? n.renewalInfo?.appTransactionId ?? n.appData?.appTransaction?.appTransactionId
             return s
         case .verifyReceiptResponse(let v):
             var s = ArtefactSummary(format: .verifyReceiptResponse, environment: v.environment)

@@ -31,6 +31,16 @@ public struct RenewalInfo: Sendable {
     /// ISO 4217 code of `renewalPrice`.
     public let currency: String?
     public let appAccountToken: String?
+    /// `appTransactionId`: the app download the subscription belongs to.
+    public let appTransactionId: String?
+    /// `offerPeriod` of the offer applying at the next renewal: ISO 8601 duration ("P1M").
+    public let offerPeriod: String?
+    /// `offerDiscountType` as Apple wrote it ("FREE_TRIAL", "PAY_AS_YOU_GO", "PAY_UP_FRONT", …).
+    public let offerDiscountTypeRaw: String?
+    /// `offerDiscountType` typed; nil when absent or unknown to this version.
+    public var offerDiscountType: OfferDiscountType? { offerDiscountTypeRaw.flatMap(OfferDiscountType.init(rawValue:)) }
+    /// `eligibleWinBackOfferIds`: the win-back offers the customer may redeem now (empty when absent).
+    public let eligibleWinBackOfferIds: [String]
 
     public init(compactJWS: String) throws {
         let jws = try CompactJWS(compact: compactJWS, what: "JWS renewal info")
@@ -57,6 +67,10 @@ public struct RenewalInfo: Sendable {
         renewalPrice = try payload.int("renewalPrice")
         currency = try payload.string("currency")
         appAccountToken = try payload.string("appAccountToken")
+        appTransactionId = try payload.string("appTransactionId")
+        offerPeriod = try payload.string("offerPeriod")
+        offerDiscountTypeRaw = try payload.string("offerDiscountType")
+        eligibleWinBackOfferIds = try payload.strings("eligibleWinBackOfferIds")
     }
 }
 
@@ -77,6 +91,8 @@ public struct AppTransaction: Sendable {
     public let appAppleId: Int64?
     public let environment: EnvironmentReading
     public let signedDate: Date?
+    /// `appTransactionId`: this download's id, the same across reinstalls and devices of one account.
+    public let appTransactionId: String?
 
     /// The instant the chain is validated at and the artefact was made: `signedDate`, else (as
     /// Apple's verifier does) `receiptCreationDate`.
@@ -99,5 +115,6 @@ public struct AppTransaction: Sendable {
         let raw = try payload.string("receiptType") ?? payload.string("environment")
         environment = .named(raw, source: .jwsEnvironment, isSigned: jws != nil)
         signedDate = try payload.millisecondsDate("signedDate")
+        appTransactionId = try payload.string("appTransactionId")
     }
 }

@@ -7,7 +7,9 @@ import Foundation
 ///      "data":{"appAppleId":1234,"bundleId":"com.example","bundleVersion":"1.2.3",
 ///              "environment":"Sandbox","signedTransactionInfo":"<JWS>","signedRenewalInfo":"<JWS>","status":1}}
 ///
-/// The nested transaction and renewal info are decoded too.
+/// The nested transaction and renewal info are decoded too. Instead of `data` a payload may carry
+/// `summary` (RENEWAL_EXTENSION/SUMMARY), `externalPurchaseToken` (EXTERNAL_PURCHASE_TOKEN) or
+/// `appData` (RESCIND_CONSENT); the app and environment are read from whichever is present.
 public struct ServerNotification: Sendable {
     public let jws: CompactJWS?
     public let payload: JSONObject
@@ -29,6 +31,13 @@ public struct ServerNotification: Sendable {
     /// value that is not a compact JWS: nothing vouches for them, so a signed notification
     /// carrying one is invalid.
     public let nestedNotJWS: [String]
+    /// `appData` (RESCIND_CONSENT), with its signed app transaction decoded.
+    public let appData: NotificationAppData?
+    /// `externalPurchaseToken` (EXTERNAL_PURCHASE_TOKEN).
+    public let externalPurchaseToken: ExternalPurchaseToken?
+
+    /// `notificationType` typed; nil for a type this version does not know (the raw string stays).
+    public var type: NotificationType? { notificationType.flatMap(NotificationType.init(rawValue:)) }
 
     public init(compactJWS: String) throws {
         let jws = try CompactJWS(compact: compactJWS, what: "notification")
@@ -47,11 +56,16 @@ public struct ServerNotification: Sendable {
         version = try payload.string("version")
         signedDate = try payload.millisecondsDate("signedDate")
         let data = try payload.object("data") ?? payload.object("summary")
-        appAppleId = try data?.int("appAppleId")
-        bundleId = try data?.string("bundleId")
+        let appData = try payload.object("appData").map(NotificationAppData.init)
+        let token = try payload.object("externalPurchaseToken").map(ExternalPurchaseToken.init)
+        self.appData = appData
+        externalPurchaseToken = token
+        appAppleId = try data?.int("appAppleId") ?? token?.appAppleId ?? appData?.appAppleId
+        bundleId = try data?.string("bundleId") ?? token?.bundleId ?? appData?.bundleId
         bundleVersion = try data?.string("bundleVersion")
         status = try data?.int("status")
-        environment = .named(try data?.string("environment"), source: .jwsEnvironment, isSigned: jws != nil)
+        let rawEnvironment = data == nil ? token?.rawEnvironment ?? appData?.rawEnvironment : try data?.string("environment")
+        environment = .named(rawEnvironment, source: .jwsEnvironment, isSigned: jws != nil)
         // A nested value that is not compact JWS (as in Apple's unsigned samples) is left
         // undecoded and named, so that the verdict on a signed notification can refuse it.
         var notJWS: [String] = []
@@ -75,6 +89,7 @@ public struct ServerNotification: Sendable {
         } else {
             renewalInfo = nil
         }
+        if appData?.appTransactionNotJWS == true { notJWS.append("appData.signedAppTransactionInfo") }
         nestedNotJWS = notJWS
     }
 }

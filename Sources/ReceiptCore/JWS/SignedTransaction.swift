@@ -28,6 +28,14 @@ public struct SignedTransaction: Sendable {
     public let offerIdentifier: String?
     /// Apple's storefront id ("143441").
     public let storefrontId: String?
+    /// `offerPeriod`: the offer's duration, ISO 8601 ("P1M").
+    public let offerPeriod: String?
+    /// `offerDiscountType` as Apple wrote it.
+    public let offerDiscountTypeRaw: String?
+    /// `offerDiscountType` typed; nil when absent or unknown to this version.
+    public var offerDiscountType: OfferDiscountType? { offerDiscountTypeRaw.flatMap(OfferDiscountType.init(rawValue:)) }
+    /// `appTransactionId`: the app download it was bought in.
+    public var appTransactionId: String? { purchase.appTransactionId }
 
     /// Parses and decodes a compact JWS (signature not checked here: see `JWSVerifier`).
     public init(compactJWS: String) throws {
@@ -47,12 +55,14 @@ public struct SignedTransaction: Sendable {
             "expiresDate", "revocationDate", "webOrderLineItemId", "appAccountToken", "type", "revocationReason",
             "inAppOwnershipType", "offerType", "offerIdentifier", "bundleId", "environment", "signedDate",
             "transactionReason", "storefront", "price", "currency", "subscriptionGroupIdentifier", "storefrontId",
+            "appTransactionId", "offerPeriod", "offerDiscountType",
         ])
         static let transactionId = 0, originalTransactionId = 1, productId = 2, quantity = 3, purchaseDate = 4
         static let originalPurchaseDate = 5, expiresDate = 6, revocationDate = 7, webOrderLineItemId = 8
         static let appAccountToken = 9, type = 10, revocationReason = 11, inAppOwnershipType = 12, offerType = 13
         static let offerIdentifier = 14, bundleId = 15, environment = 16, signedDate = 17, transactionReason = 18
         static let storefront = 19, price = 20, currency = 21, subscriptionGroupIdentifier = 22, storefrontId = 23
+        static let appTransactionId = 24, offerPeriod = 25, offerDiscountType = 26
     }
 
     private init(_ members: CapturedMembers, jws: CompactJWS?) throws {
@@ -78,6 +88,7 @@ public struct SignedTransaction: Sendable {
         let offerType = try payload.int(M.offerType)
         p.isInIntroOfferPeriod = offerType.map { $0 == 1 }
         p.promotionalOfferId = offerType == 2 ? try payload.string(M.offerIdentifier) : nil
+        p.appTransactionId = try payload.string(M.appTransactionId)
         purchase = p
         bundleId = try payload.string(M.bundleId)
         environment = .named(try payload.string(M.environment), source: .jwsEnvironment, isSigned: jws != nil)
@@ -90,5 +101,7 @@ public struct SignedTransaction: Sendable {
         subscriptionGroupIdentifier = try payload.string(M.subscriptionGroupIdentifier)
         offerIdentifier = try payload.string(M.offerIdentifier)
         storefrontId = try payload.string(M.storefrontId)
+        offerPeriod = try payload.string(M.offerPeriod)
+        offerDiscountTypeRaw = try payload.string(M.offerDiscountType)
     }
 }

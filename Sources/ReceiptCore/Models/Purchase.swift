@@ -27,6 +27,9 @@ public struct Purchase: Sendable, Equatable {
     public var revocationReason: String?
     /// `PURCHASED` or `FAMILY_SHARED`.
     public var ownershipType: String?
+    /// `appTransactionId`: the app download (one Apple account's, across reinstalls and devices)
+    /// the purchase was made in. StoreKit 2 transactions only.
+    public var appTransactionId: String?
 
     public init() {}
 }

@@ -152,6 +152,23 @@ public struct JSONObject: @unchecked Sendable {
         }
     }
 
+    /// An array of strings member (numbers are written out, as `string` does); absent is empty.
+    public func strings(_ key: String, limit: Int = 10_000) throws -> [String] {
+        switch values[key] {
+        case nil, is NSNull: return []
+        case let array as [Any]:
+            guard array.count <= limit else { throw ReceiptError(.tooLarge, "\(what): `\(key)` has more than \(limit) entries") }
+            return try array.enumerated().map { index, element in
+                switch element {
+                case let text as String: return text
+                case let number as NSNumber where !JSONObject.isBool(number): return JSONObject.text(of: number)
+                default: throw ReceiptError(.unexpectedTag, "\(what): `\(key)[\(index)]` is not a string")
+                }
+            }
+        default: throw ReceiptError(.unexpectedTag, "\(what): `\(key)` is not an array")
+        }
+    }
+
     /// An array of objects member.
     public func objects(_ key: String, limit: Int = 100_000) throws -> [JSONObject] {
         switch values[key] {

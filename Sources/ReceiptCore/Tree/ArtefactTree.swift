@@ -31,7 +31,7 @@ extension DecodedArtefact {
     }
 
     private static func notificationTree(_ n: ServerNotification, now: Date) -> TreeNode {
-        var payload = JSONTree.node("payload", n.payload, now: now, skip: ["data"])
+        var payload = JSONTree.node("payload", n.payload, now: now, skip: ["data", "appData"])
         if let data = try? n.payload.object("data") {  // decoding already checked `data` is an object
             var dataNode = JSONTree.node("data", data, now: now, skip: ["signedTransactionInfo", "signedRenewalInfo"])
             if let t = n.transaction {
@@ -42,6 +42,15 @@ extension DecodedArtefact {
             if let r = n.renewalInfo {
                 var node = jwsTree(.jwsRenewalInfo, r.jws, r.payload, now: now)
                 node.label = "signedRenewalInfo"
+                dataNode.children.append(node)
+            }
+            payload.children.append(dataNode)
+        }
+        if let appData = try? n.payload.object("appData") {  // decoding already checked `appData` is an object
+            var dataNode = JSONTree.node("appData", appData, now: now, skip: ["signedAppTransactionInfo"])
+            if let a = n.appData?.appTransaction {
+                var node = jwsTree(.jwsAppTransaction, a.jws, a.payload, now: now)
+                node.label = "signedAppTransactionInfo"
                 dataNode.children.append(node)
             }
             payload.children.append(dataNode)

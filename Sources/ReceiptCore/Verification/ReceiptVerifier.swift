@@ -110,7 +110,9 @@ public struct ReceiptVerifier: Sendable {
                        chain: chain.names, validationTime: creationDate, extraAnchor: extra)
     }
 
-    /// The verdict on a notification: its own signature, then the nested signed transaction and renewal info.
+    /// The verdict on a notification: its own signature, then the nested signed transaction, renewal
+    /// info and (RESCIND_CONSENT) app transaction. The app checked is the one `data`, `summary`,
+    /// `externalPurchaseToken` or `appData` names.
     public func verify(_ notification: ServerNotification) -> Verdict {
         let outer = verifyJWS(notification.jws, environment: notification.environment, signedDate: notification.signedDate,
                               bundleId: notification.bundleId, what: "notification")
@@ -125,6 +127,10 @@ public struct ReceiptVerifier: Sendable {
             },
             notification.renewalInfo.map { r in
                 ("data.signedRenewalInfo", verifyJWS(r.jws, environment: r.environment, signedDate: r.signedDate, bundleId: nil, what: "renewal info"))
+            },
+            notification.appData?.appTransaction.map { a in
+                ("appData.signedAppTransactionInfo", verifyJWS(a.jws, environment: a.environment, signedDate: a.validationDate,
+                                                               bundleId: a.bundleId, what: "app transaction"))
             },
         ].compactMap { $0 }
         if let (name, verdict) = nested.first(where: { $0.1.status != .valid }) {

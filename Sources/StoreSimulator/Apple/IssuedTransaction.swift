@@ -110,6 +110,7 @@ public struct IssuedTransaction: Codable, Sendable, Equatable {
         payload.offerType = offerType
         payload.offerIdentifier = offerIdentifier
         if let inAppOwnershipType { payload.inAppOwnershipType = inAppOwnershipType }
+        payload.appTransactionId = SimulatorRecords.appTransactionId(bundleId: bundleId, account: account, environment: environment)
         return payload
     }
 

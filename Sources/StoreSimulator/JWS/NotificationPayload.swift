@@ -30,6 +30,10 @@ public struct NotificationPayload: Sendable {
     public var signedDate: Date
     /// `data`; nil omits it (as for summary notifications).
     public var data: NotificationData?
+    /// `appData` (RESCIND_CONSENT, in place of `data`); nil omits it.
+    public var appData: NotificationAppDataPayload?
+    /// `externalPurchaseToken` (EXTERNAL_PURCHASE_TOKEN, in place of `data`); nil omits it.
+    public var externalPurchaseToken: ExternalPurchaseTokenPayload?
     /// Members written last, as given (`summary`, `externalPurchaseToken`, …).
     public var extraMembers: [(String, JSONValue)] = []
 
@@ -50,6 +54,8 @@ public struct NotificationPayload: Sendable {
         m.add("subtype", subtype)
         m.add("notificationUUID", notificationUUID)
         m.add("data", try data?.json(signingNestedWith: builder))
+        m.add("appData", try appData?.json(signingNestedWith: builder))
+        m.add("externalPurchaseToken", externalPurchaseToken?.json)
         m.add("version", version)
         m.add("signedDate", milliseconds: signedDate)
         m.append(contentsOf: extraMembers)
