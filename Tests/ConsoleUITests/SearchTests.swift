@@ -99,6 +99,26 @@ struct SearchTests {
         #expect(entry?.string("target") == "apple-order:MK5TTTVWJH")
     }
 
+    /// One app download (an app transaction id) links a customer's purchases across reinstalls
+    /// and devices: the id finds the customer, all their transactions, and the stored JWS naming it.
+    @Test(arguments: ConsoleBackend.available)
+    func anAppTransactionIdFindsTheCustomersTransactions(_ backend: ConsoleBackend) throws {
+        let f = try Self.fixture(backend)
+        let browser = Browser(f.database)
+        try f.database.writeTransaction {
+            try f.database.execute("UPDATE transactions SET app_transaction_id = ? WHERE transaction_id = ?",
+                                   [.text("704897469903383919"), .text("7000000013")])
+            try f.database.execute("UPDATE receipts SET app_transaction_id = ? WHERE receipt_id = 9", [.text("705555555555555555")])
+        }
+        let owner9 = try f.database.queryFirst("SELECT customer_id FROM receipts WHERE receipt_id = 9", [])?.string("customer_id")
+        #expect(try Self.keys(browser, .customers, "704897469903383919") == ["cust-0003"])
+        #expect(try Self.keys(browser, .transactions, "704897469903383919") == ["7000000012", "7000000013", "7000000014", "7000000015"],
+                "every transaction of the customer, not only the one that named the download")
+        #expect(try Self.keys(browser, .transactions, "70489746990338391") == [], "an app transaction id only whole")
+        #expect(try Self.keys(browser, .receipts, "705555555555555555") == [.integer(9)])
+        #expect(try Self.keys(browser, .customers, "705555555555555555") == [owner9].compactMap { $0.map { .text($0) } })
+    }
+
     @Test(arguments: ConsoleBackend.available)
     func countsAreExactUpToAThousandAndBroadPrefixesWalkTheList(_ backend: ConsoleBackend) throws {
         let f = try Self.fixture(backend)

@@ -82,6 +82,12 @@ struct SearchTerms {
         // A numeric Apple id: by prefix when the term is digits, else only whole.
         func appleId(_ column: String) -> SQLCondition { digits ? Self.prefix(column, term) : SQLCondition("\(column) = ?", [raw]) }
         let appleOrderTransactions = SQLCondition("SELECT transaction_id FROM apple_orders WHERE \(f("apple_order_id")) = ?", [lower])
+        // An app transaction id (one app download by one Apple account, across reinstalls and
+        // devices) finds every purchase of the customer it belongs to.
+        let appDownloadCustomers = SQLCondition("""
+            SELECT customer_id FROM transactions WHERE app_transaction_id = ? \
+            UNION SELECT customer_id FROM receipts WHERE app_transaction_id = ? AND customer_id IS NOT NULL
+            """, [raw, raw])
         switch table {
         case .customers:
             var out = [Self.prefix(f("customers.customer_id"), folded)]
@@ -94,6 +100,7 @@ struct SearchTerms {
             out.append(SQLCondition("customers.customer_id IN (SELECT customer_id FROM orders WHERE \(f("app_account_token")) = ?)", [lower]))
             out.append(SQLCondition("customers.customer_id IN (SELECT customer_id FROM transactions WHERE transaction_id IN (\(appleOrderTransactions.sql)))",
                                     appleOrderTransactions.parameters))
+            out.append(within("customers.customer_id", appDownloadCustomers))
             return out
         case .orders:
             return [Self.prefix(f("orders.order_id"), folded), Self.prefix(f("orders.app_account_token"), folded),
@@ -107,7 +114,8 @@ struct SearchTerms {
                     appleId("transactions.web_order_line_item_id"), Self.prefix(f("transactions.app_account_token"), folded),
                     within("transactions.customer_id", customerIs(folded)),
                     SQLCondition("transactions.order_id IN (SELECT order_id FROM orders WHERE \(f("order_id")) = ?)", [lower]),
-                    SQLCondition("transactions.product_id = ?", [raw]), within("transactions.transaction_id", appleOrderTransactions)]
+                    SQLCondition("transactions.product_id = ?", [raw]), within("transactions.transaction_id", appleOrderTransactions),
+                    within("transactions.customer_id", appDownloadCustomers)]
         case .receipts:
             var out = [within("receipts.customer_id", customerIs(folded))]
             if folded.count >= 4, folded.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) {
@@ -120,6 +128,7 @@ struct SearchTerms {
                                     [lower]))
             out.append(SQLCondition("receipts.receipt_id IN (SELECT first_receipt_id FROM transactions WHERE transaction_id IN (\(appleOrderTransactions.sql)))",
                                     appleOrderTransactions.parameters))
+            out.append(SQLCondition("receipts.app_transaction_id = ?", [raw]))
             if let number { out.append(SQLCondition("receipts.receipt_id = ?", [.integer(number)])) }
             return out
         case .conflicts:
