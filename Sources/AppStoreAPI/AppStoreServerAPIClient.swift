@@ -36,7 +36,7 @@ public struct AppStoreServerAPIClient: Sendable, CustomStringConvertible {
     public let maxPages: Int
     /// The bearer token source, shared by every request of this client.
     public let token: ServerAPIToken
-    private let check: SignedDataCheck
+    let check: SignedDataCheck
     private let clock: @Sendable () -> Date
     private let monotonic: MonotonicClock
 
@@ -209,7 +209,7 @@ public struct AppStoreServerAPIClient: Sendable, CustomStringConvertible {
     /// Runs `body` against the given environment (production when none or not a store
     /// environment), then once against the other when it fails with 4040010 before any answer of
     /// its own was accepted.
-    private func withFallback<T>(_ given: Environment?, _ loop: inout AttemptLoop,
+    func withFallback<T>(_ given: Environment?, _ loop: inout AttemptLoop,
                                  _ body: (Environment, inout AttemptLoop) async throws -> T) async throws -> T {
         let order: [Environment] = given == .sandbox ? [.sandbox, .production] : [.production, .sandbox]
         var index = 0
@@ -229,7 +229,7 @@ public struct AppStoreServerAPIClient: Sendable, CustomStringConvertible {
     }
 
     /// GETs `path` (with `query`) from `environment`'s base; returns the 2xx body.
-    private func get(_ path: String, _ environment: Environment, _ loop: inout AttemptLoop,
+    func get(_ path: String, _ environment: Environment, _ loop: inout AttemptLoop,
                      query: [(String, String)] = []) async throws -> [UInt8] {
         try await send("GET", path, environment, &loop, query: query)
     }

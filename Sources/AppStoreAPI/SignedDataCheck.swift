@@ -79,7 +79,7 @@ struct SignedDataCheck: Sendable {
 
     /// Why a decoded JWS is not to be believed, or nil. `bundleId` is `.none` for artefacts that
     /// carry no bundle id (renewal infos), `.some(nil)` for a transaction missing it.
-    private func problem(_ verdict: Verdict, _ claimed: EnvironmentReading, expected: Environment, bundleId: String??) -> String? {
+    func problem(_ verdict: Verdict, _ claimed: EnvironmentReading, expected: Environment, bundleId: String??) -> String? {
         guard verdict.status == .valid else { return "does not verify (\(verdict.status.rawValue)): \(verdict.reason)" }
         guard claimed.environment == expected else {
             return "signed for environment \(claimed.rawValue ?? "(none)") but returned by the \(expected.rawValue.lowercased()) endpoint"

@@ -83,7 +83,7 @@ enum CommandRunner {
                       what Apple sent over a period (Get Notification History), applied once
                       per notificationUUID; run it again to resume an interrupted fetch
       notifications test [--environment E] | notifications test-status TOKEN
-      transaction history TX | transaction set-token ORIGINAL_TX --token UUID --reason TEXT [--dry-run]
+      transaction history TX | transaction app-info ANY_TX | transaction set-token ORIGINAL_TX --token UUID --reason TEXT [--dry-run]
                       Apple's history of a transaction's account; fix a purchase's app account
                       token at Apple and in the ledger
       bench [--json] [--postgres URL [--receipts N]]

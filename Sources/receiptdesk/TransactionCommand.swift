@@ -5,16 +5,19 @@ import ReceiptCore
 
 /// `receiptdesk transaction history TX` (Get Transaction History: everything Apple has for that
 /// customer's Apple account, verified) and `transaction set-token ORIGINAL --token UUID --reason T`
-/// (Set App Account Token at Apple, then in the ledger).
+/// (Set App Account Token at Apple, then in the ledger), and `transaction app-info ID` (Get App
+/// Transaction Info: the customer's download of the app, from any of their transaction ids,
+/// original transaction ids or their app transaction id, verified).
 enum TransactionCommand {
     static func run(_ arguments: [String]) throws -> ExitStatus {
-        guard let sub = arguments.first else { throw CommandFailure.usage("transaction needs a subcommand: history or set-token") }
+        guard let sub = arguments.first else { throw CommandFailure.usage("transaction needs a subcommand: history, app-info or set-token") }
         var args = Arguments(Array(arguments.dropFirst()))
         let options = try StoreOptions.take(&args)
         switch sub {
         case "history": return try history(&args, options)
         case "set-token": return try setToken(&args, options)
-        default: throw CommandFailure.usage("unknown transaction subcommand '\(sub)': use history or set-token")
+        case "app-info": return try appInfo(&args, options)
+        default: throw CommandFailure.usage("unknown transaction subcommand '\(sub)': use history, app-info or set-token")
         }
     }
 
@@ -56,6 +59,34 @@ enum TransactionCommand {
             list.rejected.forEach { print("not believed: \($0)") }
         }
         return list.rejected.isEmpty ? .ok : .verificationFailed
+    }
+
+    private static func appInfo(_ args: inout Arguments, _ options: StoreOptions) throws -> ExitStatus {
+        guard let id = try args.finish(maxPositionals: 1).first else {
+            throw CommandFailure.usage("transaction app-info needs TRANSACTION_ID (a transaction, original transaction or app transaction id)")
+        }
+        let session = try AppleActionSession(options, command: "transaction app-info", checking: [(id, "transaction id")])
+        defer { session.close() }
+        let environment: Environment? = try session.ledger.transaction(id).flatMap { Environment(rawValue: $0.environment) }
+        let client = session.actions.client
+        let info = try session.run { try await client.appTransactionInfo(id, environment: environment) }
+        let app = info.appTransaction.appTransaction
+        let owner = try app.appTransactionId.flatMap { try session.ledger.customer(appTransactionId: $0) }
+        if options.json {
+            print(JSONValue.object([("anyTransactionId", .string(id)), ("environment", .string(info.environment.rawValue)),
+                                    ("appTransactionId", .string(app.appTransactionId)), ("bundleId", .string(app.bundleId)),
+                                    ("applicationVersion", .string(app.applicationVersion)),
+                                    ("originalApplicationVersion", .string(app.originalApplicationVersion)),
+                                    ("originalPurchaseDate", .string(app.originalPurchaseDate.map(RFC3339.format))),
+                                    ("inLedgerFor", .string(owner))]).serialized())
+        } else {
+            print("Apple's app transaction for \(id) (\(info.environment.rawValue.lowercased()), verified):")
+            print("  app transaction id  \(app.appTransactionId ?? "(none)")")
+            print("  bundle id           \(app.bundleId ?? "?")")
+            print("  first downloaded    \(app.originalPurchaseDate.map(RFC3339.format) ?? "?") (version \(app.originalApplicationVersion ?? "?"))")
+            print("  ledger              \(owner.map { "customer \($0)" } ?? "no customer here has this app transaction id")")
+        }
+        return .ok
     }
 
     private static func setToken(_ args: inout Arguments, _ options: StoreOptions) throws -> ExitStatus {

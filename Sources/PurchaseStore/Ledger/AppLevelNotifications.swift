@@ -7,7 +7,7 @@ import ReceiptCore
 extension PurchaseLedger {
     /// The customer whose purchases were made in app download `appTransactionId` (transactions
     /// first, then stored app transactions and JWS), if any.
-    func customer(appTransactionId id: String) throws -> String? {
+    public func customer(appTransactionId id: String) throws -> String? {
         if let found = try database.queryFirst("SELECT customer_id FROM transactions WHERE app_transaction_id = ? LIMIT 1",
                                                [.text(id)])?.string("customer_id") {
             return found

@@ -5,6 +5,7 @@ import ReceiptCore
 /// with JWS signed by the simulator's JWS chain:
 ///
 ///     GET /inApps/v1/transactions/{transactionId}   {"signedTransactionInfo":"<JWS>"}
+///     GET /inApps/v1/transactions/appTransactions/{anyTransactionId}   {"signedAppTransactionInfo":"<JWS>"}
 ///     GET /inApps/v2/history/{transactionId}        {"revision":"…","hasMore":true,"bundleId":"…","appAppleId":1,
 ///                                                    "environment":"Sandbox","signedTransactions":["<JWS>",…]}
 ///     GET /inApps/v1/lookup/{orderId}               {"status":0,"signedTransactions":[…]}   (status 1: no such order)
@@ -68,6 +69,7 @@ struct ServerAPIEndpoints {
     /// Every endpoint; literal paths come before parameter ones (`extend/mass` before `extend/{}`).
     /// A status request of a mass extension counts the poll, so it changes the records too.
     static let routes: [Route] = [
+        Route("GET", "inApps/v1/transactions/appTransactions/{}") { e, r, p in try e.appTransactionInfo(p[0]) },
         Route("GET", "inApps/v1/transactions/{}") { e, r, p in try e.transactionInfo(p[0]) },
         Route("PUT", "inApps/v1/transactions/consumption/{}", changes: true) { e, r, p in try e.sendConsumption(r, transactionId: p[0]) },
         Route("PUT", "inApps/v2/transactions/consumption/{}", changes: true) { e, r, p in try e.sendConsumptionV2(r, transactionId: p[0]) },
@@ -120,6 +122,22 @@ struct ServerAPIEndpoints {
     private func transactionInfo(_ id: String) throws -> HTTPServerResponse {
         let transaction = try known(id, state.snapshot())
         return .json(200, .object([("signedTransactionInfo", .string(try sign(transaction)))]))
+    }
+
+    /// Get App Transaction Info: the app transaction of the account behind any of its transaction
+    /// ids, original transaction ids or its app transaction id.
+    private func appTransactionInfo(_ id: String) throws -> HTTPServerResponse {
+        let records = state.snapshot()
+        guard !id.isEmpty, id.count <= 32, id.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else {
+            throw ServerAPIError(status: 400, code: 4000006, message: "Invalid transaction id.")
+        }
+        guard let account = records.account(anyTransactionId: id, in: environment) else {
+            throw ServerAPIError.transactionIdNotFound
+        }
+        guard let app = records.appTransaction(account: account, environment: environment, signedDate: now) else {
+            throw ServerAPIError(status: 404, code: 4040019, message: "No AppTransaction exists for the customer.")
+        }
+        return .json(200, .object([("signedAppTransactionInfo", .string(try JWSBuilder(authority: state.authority).signedAppTransaction(app)))]))
     }
 
     private func history(_ id: String, _ request: HTTPServerRequest) throws -> HTTPServerResponse {
