@@ -177,6 +177,17 @@ struct AppleActionCommandsTests {
         #expect(listed.allSatisfy { $0["appAccountToken"] as? String == token }, "\(listed)")
         #expect(try Self.audit(demo, "apple-set-token").contains("mei"))
     }
+
+    @Test func transactionAppInfoGivesTheAppDownloadFromAnyOfItsIds() throws {
+        let demo = try Demo()
+        let (original, _) = try Self.subscription(demo, "cust-state-active")
+        let info = try Self.object(try CLIRunner.run(["transaction", "app-info", original, "--json"] + demo.common).stdout)
+        let appTransactionId = try #require(info["appTransactionId"] as? String)
+        #expect(appTransactionId.count == 18, "\(info)")
+        let again = try CLIRunner.run(["transaction", "app-info", appTransactionId] + demo.common)
+        #expect(again.status == 0 && again.stdout.contains("app transaction id  \(appTransactionId)"), "\(again.stdout) \(again.stderr)")
+        expectFailure(try CLIRunner.run(["transaction", "app-info"] + demo.common), 64, "needs TRANSACTION_ID")
+    }
 }
 
 /// Bodies a loopback receiver got.
