@@ -18,6 +18,7 @@ enum AppleSideText {
             if let price = AppleMoney.format(s.price, currency: s.currency) { facts.append("paid \(price)\(s.storefront.map { " (\($0))" } ?? "")") }
             if let next = AppleMoney.format(s.renewalPrice, currency: s.currency) { facts.append("next \(next)") }
             if let offer = s.offerName { facts.append(offer) }
+            if let winBack = s.winBackEligibility { facts.append(winBack) }
             if !facts.isEmpty { lines.append("      " + facts.joined(separator: "; ")) }
             lines.append("      source: \(s.source), signed by Apple \(RFC3339.format(s.signedDate))\(s.lastEvent.map { ", last \($0)" } ?? "")")
         }
@@ -74,6 +75,7 @@ enum AppleSideText {
                  ("inBillingRetry", s.inBillingRetry.map { .bool($0) } ?? .null),
                  ("billingRetrySince", .string(s.billingRetrySince.map(RFC3339.format))),
                  ("priceIncreaseStatus", s.priceIncreaseStatus.map { .int($0) } ?? .null), ("offer", .string(s.offerName)),
+                 ("eligibleWinBackOfferIds", .array(s.eligibleWinBackOfferIds.map { .string($0) })),
                  ("price", money(s.price, s.currency, storefront: s.storefront)), ("renewalPrice", money(s.renewalPrice, s.currency)),
                  ("revocationDate", .string(s.revocationDate.map(RFC3339.format))),
                  ("revocationReason", s.revocationReason.map { .int($0) } ?? .null), ("refunds", .int(s.refundCount)),

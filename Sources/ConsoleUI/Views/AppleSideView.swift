@@ -51,6 +51,7 @@ enum AppleSideView {
             if let next = AppleMoney.format(state.renewalPrice, currency: state.currency) { money.append("next \(next)") }
             if let storefront = state.storefront { money.append("storefront \(storefront)") }
             if let offer = state.offerName { money.append(offer) }
+            if let winBack = state.winBackEligibility { money.append(winBack) }
             if !money.isEmpty { lines += DetailLines.paragraph(money.joined(separator: " · "), width: width, indent: 4, style: .plain) }
             for e in side.extensions where e.original == state.originalTransactionId {
                 let when = e.requestedAt.map(ConsoleFormat.date) ?? "?"

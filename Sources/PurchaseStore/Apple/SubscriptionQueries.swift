@@ -57,6 +57,9 @@ extension PurchaseLedger {
         s.revocationReason = row.int("revocation_reason")
         s.refundCount = row.int("refund_count") ?? 0
         s.lastEvent = row.string("last_event")
+        s.offerPeriod = row.string("offer_period")
+        s.offerDiscountType = row.string("offer_discount_type")
+        s.eligibleWinBackOfferIds = (row.string("eligible_win_back_offer_ids") ?? "").split(separator: " ").map(String.init)
         return s
     }
 }

@@ -29,6 +29,12 @@ public struct SubscriptionState: Sendable, Equatable {
     public var priceIncreaseStatus: Int64?
     public var offerType: Int64?
     public var offerIdentifier: String?
+    /// The offer's duration, ISO 8601 ("P1M").
+    public var offerPeriod: String?
+    /// How the offer discounts, as Apple wrote it ("FREE_TRIAL", "PAY_AS_YOU_GO", …).
+    public var offerDiscountType: String?
+    /// The win-back offers Apple says the customer may redeem now (renewal info).
+    public var eligibleWinBackOfferIds: [String] = []
     /// The last transaction's price, in milliunits of `currency`.
     public var price: Int64?
     /// The next renewal's price, in milliunits of `currency`.
@@ -95,7 +101,15 @@ public struct SubscriptionState: Sendable, Equatable {
         case 4: kind = "win-back offer"
         default: kind = "offer type \(offerType)"
         }
-        return offerIdentifier.map { "\(kind) \($0)" } ?? kind
+        let discount = offerDiscountType.map { OfferDiscountType(rawValue: $0)?.words ?? $0 }
+        let details = [discount, offerPeriod].compactMap { $0 }
+        return (offerIdentifier.map { "\(kind) \($0)" } ?? kind) + (details.isEmpty ? "" : " (\(details.joined(separator: ", ")))")
+    }
+
+    /// "eligible for win-back offers W1, W2", or nil when Apple names none.
+    public var winBackEligibility: String? {
+        eligibleWinBackOfferIds.isEmpty ? nil
+            : "eligible for win-back offer\(eligibleWinBackOfferIds.count == 1 ? "" : "s") \(eligibleWinBackOfferIds.joined(separator: ", "))"
     }
 
     /// Why Apple revoked it, in words.

@@ -80,7 +80,12 @@ extension PurchaseLedger {
         state.storefront = transaction.storefront ?? state.storefront
         state.revocationDate = purchase.revocationDate
         state.revocationReason = purchase.revocationReason.flatMap { Int64($0) }
-        if let offer = transaction.offerType { state.offerType = offer; state.offerIdentifier = transaction.offerIdentifier }
+        if let offer = transaction.offerType {
+            state.offerType = offer
+            state.offerIdentifier = transaction.offerIdentifier
+            state.offerPeriod = transaction.offerPeriod
+            state.offerDiscountType = transaction.offerDiscountTypeRaw
+        }
         if let status { state.status = status }
         if let renewal {
             state.autoRenew = renewal.autoRenewStatus.map { $0 == 1 }
@@ -92,7 +97,13 @@ extension PurchaseLedger {
             if retrying, state.inBillingRetry != true { state.billingRetrySince = previousExpiry ?? purchase.expiresDate ?? signed }
             state.inBillingRetry = renewal.isInBillingRetryPeriod
             state.priceIncreaseStatus = renewal.priceIncreaseStatus
-            if let offer = renewal.offerType { state.offerType = offer; state.offerIdentifier = renewal.offerIdentifier }
+            if let offer = renewal.offerType {
+                state.offerType = offer
+                state.offerIdentifier = renewal.offerIdentifier
+                state.offerPeriod = renewal.offerPeriod ?? state.offerPeriod
+                state.offerDiscountType = renewal.offerDiscountTypeRaw ?? state.offerDiscountType
+            }
+            state.eligibleWinBackOfferIds = renewal.eligibleWinBackOfferIds
             state.renewalPrice = renewal.renewalPrice ?? state.renewalPrice
             state.currency = renewal.currency ?? state.currency
         }
@@ -111,7 +122,8 @@ extension PurchaseLedger {
             .date(s.billingRetrySince), .integer(s.priceIncreaseStatus), .integer(s.offerType), .text(s.offerIdentifier),
             .integer(s.price), .integer(s.renewalPrice), .text(s.currency), .text(s.storefront), .date(s.revocationDate),
             .integer(s.revocationReason), .integer(s.refundCount), .text(s.lastEvent), .text(s.source), .date(s.signedDate),
-            .date(s.updatedAt),
+            .date(s.updatedAt), .text(s.offerPeriod), .text(s.offerDiscountType),
+            .text(s.eligibleWinBackOfferIds.isEmpty ? nil : s.eligibleWinBackOfferIds.joined(separator: " ")),
         ]
         let columns = Self.stateColumns
         let updates = columns.dropFirst().map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
@@ -127,6 +139,7 @@ extension PurchaseLedger {
         "auto_renew_product_id", "expiration_intent", "expires_date", "renewal_date", "grace_period_expires_date", "in_billing_retry",
         "billing_retry_since", "price_increase_status", "offer_type", "offer_identifier", "price", "renewal_price", "currency",
         "storefront", "revocation_date", "revocation_reason", "refund_count", "last_event", "source", "signed_date", "updated_at",
+        "offer_period", "offer_discount_type", "eligible_win_back_offer_ids",
     ]
 
     func addSubscriptionEvent(original: String, customerId: String?, transactionId: String?, kind: String, type: String?,

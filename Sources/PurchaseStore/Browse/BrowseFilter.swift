@@ -8,7 +8,7 @@ import ReceiptCore
 ///
 ///     filter     = word*
 ///     word       = qualifier ":" value | term
-///     qualifier  = "env" | "status" | "verdict" | "since"           ; properties
+///     qualifier  = "env" | "status" | "verdict" | "since" | "offer" ; properties
 ///                | "operator" | "action" | "target"                ; audit entries
 ///                | "customer" | "order" | "tx" | "original" | "product" ; one id field, whole
 ///     term       = any other text: a row's own ids by prefix, case-insensitively, customers
@@ -33,6 +33,8 @@ public struct BrowseFilter: Sendable, Equatable {
     public var status: String?
     /// `verdict:`: valid, invalid, unsigned, unverifiable.
     public var verdict: String?
+    /// `offer:`: subscriptions by their offer as Apple last signed it (see `offers`).
+    public var offer: String?
     /// `since:2024-01-01` (or a full RFC 3339 time): rows from that instant on (UTC midnight for a date).
     public var since: Date?
     /// `operator:mei`, `action:grant`, `target:customer:alice` (audit entries; the target by prefix).
@@ -56,6 +58,7 @@ public struct BrowseFilter: Sendable, Equatable {
 
     /// Whether nothing is asked.
     public var isEmpty: Bool { terms.isEmpty && fields.isEmpty && environment == nil && status == nil && verdict == nil && since == nil
+        && offer == nil
         && auditOperator == nil && auditAction == nil && auditTarget == nil }
 
     /// Every exact text the filter looks for (terms and field values), for highlighting matches.
@@ -69,6 +72,15 @@ public struct BrowseFilter: Sendable, Equatable {
     public static let statuses: Set<String> = [
         "conflict", "open", "resolved", "paid", "pending", "failed", "refunded", "tester", "mismatch",
         "unbound", "ambiguous", "explicit", "account-token", "single-pending-order",
+    ]
+    /// The `offer:` values and the `subscription_states` condition each means: `winback` a win-back
+    /// offer applied or offered (Apple names eligible win-back offers), the offer types, and the
+    /// discount types.
+    public static let offers: [String: String] = [
+        "winback": "(offer_type = 4 OR eligible_win_back_offer_ids IS NOT NULL)",
+        "intro": "offer_type = 1", "promotional": "offer_type = 2", "code": "offer_type = 3",
+        "free-trial": "offer_discount_type = 'FREE_TRIAL'", "pay-as-you-go": "offer_discount_type = 'PAY_AS_YOU_GO'",
+        "pay-up-front": "offer_discount_type = 'PAY_UP_FRONT'", "one-time": "offer_discount_type = 'ONE_TIME'",
     ]
     /// The `verdict:` values.
     public static let verdicts: Set<String> = ["valid", "invalid", "unsigned", "unverifiable"]
@@ -115,6 +127,13 @@ public struct BrowseFilter: Sendable, Equatable {
                     throw StoreError(.invalidInput, "filter: verdict:\(value) is not one of valid, invalid, unsigned, unverifiable")
                 }
                 verdict = value.lowercased()
+            case "offer":
+                let key = value.lowercased().replacingOccurrences(of: "_", with: "-")
+                let alias = ["win-back": "winback", "introductory": "intro", "promo": "promotional", "offer-code": "code"][key] ?? key
+                guard Self.offers[alias] != nil else {
+                    throw StoreError(.invalidInput, "filter: offer:\(value) is not one of \(Self.offers.keys.sorted().joined(separator: ", "))")
+                }
+                offer = alias
             case "operator", "by": auditOperator = value
             case "action": auditAction = value.lowercased()
             case "target": auditTarget = value
@@ -175,6 +194,7 @@ public struct BrowseFilter: Sendable, Equatable {
         }
         if let status { words.append("status:" + status) }
         if let verdict { words.append("verdict:" + verdict) }
+        if let offer { words.append("offer:" + offer) }
         if let auditOperator { words.append("operator:" + quote(auditOperator)) }
         if let auditAction { words.append("action:" + quote(auditAction)) }
         if let auditTarget { words.append("target:" + quote(auditTarget)) }

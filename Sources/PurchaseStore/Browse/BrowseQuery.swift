@@ -126,6 +126,15 @@ struct BrowseQuery: Sendable {
             predicates.append(SQLCondition("\(tableName).\(Self.dateColumn(table)) >= ?", [.date(since)]))
         }
         if let status = filter.status { applyStatus(status) }
+        if let offer = filter.offer, let condition = BrowseFilter.offers[offer] {
+            switch table {
+            case .customers:
+                predicates.append(SQLCondition("customers.customer_id IN (SELECT customer_id FROM subscription_states WHERE \(condition))"))
+            case .transactions:
+                predicates.append(SQLCondition("transactions.original_transaction_id IN (SELECT original_transaction_id FROM subscription_states WHERE \(condition))"))
+            default: ignored.append("offer:\(offer) (only customers and transactions have subscriptions)")
+            }
+        }
         applyAudit(filter)
     }
 

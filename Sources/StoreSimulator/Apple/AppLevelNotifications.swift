@@ -37,6 +37,20 @@ extension SimulatorState {
         return try mint(payload, environment: environment, transactionId: nil, originalTransactionId: nil)
     }
 
+    /// Apple deems the subscriber eligible for win-back offers `offerIds` (empty: none), with the
+    /// next offer's terms: the renewal info says so from now on. No notification: Apple sends none.
+    public func setWinBackEligibility(originalTransactionId: String, offerIds: [String], offerPeriod: String? = nil,
+                                      offerDiscountType: String? = nil) throws {
+        try withRecords { records in
+            let latest = try records.subscription(originalTransactionId, "setWinBackEligibility")
+            var renewal = records.renewal(of: latest)
+            renewal.eligibleWinBackOfferIds = offerIds
+            renewal.offerPeriod = offerPeriod ?? renewal.offerPeriod
+            renewal.offerDiscountType = offerDiscountType ?? renewal.offerDiscountType
+            records.subscriptions[originalTransactionId] = renewal
+        }
+    }
+
     /// An Advanced Commerce API change to a subscription: METADATA_UPDATE, MIGRATION or
     /// PRICE_CHANGE about its newest transaction. PRICE_CHANGE with `renewalPrice` sets the price
     /// the next renewal charges.

@@ -26,6 +26,12 @@ public struct SubscriptionRenewal: Codable, Sendable, Equatable {
     public var offerType: Int64?
     /// The offer's identifier (promotional offer id or offer code reference name).
     public var offerIdentifier: String?
+    /// ISO 8601 duration of the offer ("P1M").
+    public var offerPeriod: String?
+    /// "FREE_TRIAL", "PAY_AS_YOU_GO", "PAY_UP_FRONT", "ONE_TIME".
+    public var offerDiscountType: String?
+    /// Win-back offers the customer may redeem now (an expired subscriber Apple deems eligible).
+    public var eligibleWinBackOfferIds: [String]?
 
     /// A renewal state.
     public init(autoRenewStatus: Bool = true, autoRenewProductId: String, expirationIntent: Int64? = nil) {

@@ -34,6 +34,10 @@ extension SimulatorRecords {
         payload.priceIncreaseStatus = renewal.priceIncreaseStatus
         payload.offerType = renewal.offerType
         payload.offerIdentifier = renewal.offerIdentifier
+        payload.offerPeriod = renewal.offerPeriod
+        payload.offerDiscountType = renewal.offerDiscountType
+        payload.eligibleWinBackOfferIds = renewal.eligibleWinBackOfferIds
+        payload.appTransactionId = SimulatorRecords.appTransactionId(bundleId: bundleId, account: latest.account, environment: latest.environment)
         return payload
     }
 

@@ -32,6 +32,12 @@ public struct RenewalInfoPayload: Sendable {
     public var renewalDate: Date?
     public var appAccountToken: String?
     public var appTransactionId: String?
+    /// ISO 8601 duration of the next renewal's offer ("P1M").
+    public var offerPeriod: String?
+    /// "FREE_TRIAL", "PAY_AS_YOU_GO", "PAY_UP_FRONT", "ONE_TIME".
+    public var offerDiscountType: String?
+    /// Win-back offers the customer may redeem; nil or empty omits the member.
+    public var eligibleWinBackOfferIds: [String]?
     /// Members written last, as given.
     public var extraMembers: [(String, JSONValue)] = []
 
@@ -66,6 +72,9 @@ public struct RenewalInfoPayload: Sendable {
         m.add("renewalDate", milliseconds: renewalDate)
         m.add("appAccountToken", appAccountToken)
         m.add("appTransactionId", appTransactionId)
+        m.add("offerPeriod", offerPeriod)
+        m.add("offerDiscountType", offerDiscountType)
+        if let ids = eligibleWinBackOfferIds, !ids.isEmpty { m.add("eligibleWinBackOfferIds", JSONValue.array(ids.map { .string($0) })) }
         m.append(contentsOf: extraMembers)
         return m.object
     }
