@@ -73,12 +73,23 @@ extension ConsumptionDraft {
     }
 }
 
+extension PurchaseLedger {
+    /// The environment of the ledger's transaction named by any of its transaction id, original
+    /// transaction id or app transaction id; nil when the ledger holds none of them.
+    public func environment(ofAnyTransactionId id: String) throws -> Environment? {
+        let row = try database.queryFirst("SELECT environment FROM transactions WHERE transaction_id = ?", [.text(id)])
+            ?? database.queryFirst("SELECT environment FROM transactions WHERE original_transaction_id = ? LIMIT 1", [.text(id)])
+            ?? database.queryFirst("SELECT environment FROM transactions WHERE app_transaction_id = ? LIMIT 1", [.text(id)])
+        return row.flatMap { Environment(rawValue: $0.string("environment") ?? "") }
+    }
+}
+
 extension AppleActions {
-    /// Get Transaction History around `transactionId` (its environment from the ledger when it
-    /// holds it), each verified transaction marked with its owner in the ledger.
+    /// Get Transaction History around `transactionId`, any of a transaction, original transaction
+    /// or app transaction id as Apple takes them (its environment from the ledger when it holds
+    /// it), each verified transaction marked with its owner in the ledger.
     public func transactionHistory(_ transactionId: String) async throws -> AppleHistory {
-        let known = try ledger.run { try $0.transaction(transactionId) }
-        let environment = known.flatMap { Environment(rawValue: $0.environment) }
+        let environment = try ledger.run { try $0.environment(ofAnyTransactionId: transactionId) }
         let list = try await client.transactionHistory(transactionId, environment: environment)
         let entries = try list.transactions.map { verified -> AppleHistoryEntry in
             let p = verified.transaction.purchase

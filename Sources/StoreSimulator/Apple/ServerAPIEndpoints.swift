@@ -142,7 +142,7 @@ struct ServerAPIEndpoints {
 
     private func history(_ id: String, _ request: HTTPServerRequest) throws -> HTTPServerResponse {
         let records = state.snapshot()
-        _ = try known(id, records)
+        _ = try knownAccount(id, records)  // any of a transaction, original transaction or app transaction id
         var list = records.accountHistory(of: id, in: environment) ?? []
         if request.queryValue("sort") == "DESCENDING" { list.reverse() }
         let page = try Page(list, revision: request.queryValue("revision"), size: pageSize)
@@ -162,7 +162,7 @@ struct ServerAPIEndpoints {
 
     private func subscriptions(_ id: String) throws -> HTTPServerResponse {
         let records = state.snapshot()
-        _ = try known(id, records)
+        _ = try knownAccount(id, records)  // any of a transaction, original transaction or app transaction id
         let history = records.accountHistory(of: id, in: environment) ?? []
         var groups: [(String, [JSONValue])] = []
         for original in SimulatorRecords.subscriptionOriginals(history) {
@@ -189,7 +189,7 @@ struct ServerAPIEndpoints {
 
     private func refunds(_ id: String, _ request: HTTPServerRequest) throws -> HTTPServerResponse {
         let records = state.snapshot()
-        _ = try known(id, records)
+        _ = try knownAccount(id, records)  // any of a transaction, original transaction or app transaction id
         let refunded = (records.accountHistory(of: id, in: environment) ?? []).filter(\.isRevoked)
         let page = try Page(refunded, revision: request.queryValue("revision"), size: pageSize)
         return .json(200, .object([
@@ -207,6 +207,19 @@ struct ServerAPIEndpoints {
             throw ServerAPIError(status: 404, code: 4040010, message: "Transaction id not found.")
         }
         return transaction
+    }
+
+    /// The account behind `id`, any of a transaction id, an original transaction id or an app
+    /// transaction id (`anyTransactionId`, API 1.20: transaction history, subscription statuses
+    /// and refund look-up take any of them); 400 4000006 when it is not one, 404 4040010 unknown.
+    func knownAccount(_ id: String, _ records: SimulatorRecords) throws -> String {
+        guard !id.isEmpty, id.count <= 32, id.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else {
+            throw ServerAPIError(status: 400, code: 4000006, message: "Invalid transaction id.")
+        }
+        guard let account = records.account(anyTransactionId: id, in: environment) else {
+            throw ServerAPIError(status: 404, code: 4040010, message: "Transaction id not found.")
+        }
+        return account
     }
 
     func sign(_ transaction: IssuedTransaction) throws -> String {

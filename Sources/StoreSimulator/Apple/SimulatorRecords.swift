@@ -106,9 +106,11 @@ public struct SimulatorRecords: Codable, Sendable {
 
     /// Every transaction of the account that made transaction `id`, oldest first; nil when
     /// `environment` does not know `id`.
+    /// `id` is any of a transaction id, an original transaction id or the account's app
+    /// transaction id (Apple's `anyTransactionId`, API 1.20).
     public func accountHistory(of id: String, in environment: SimulatorEnvironment) -> [IssuedTransaction]? {
-        guard let anchor = transaction(id, in: environment) else { return nil }
-        return SimulatorRecords.sorted(transactions.values.filter { $0.account == anchor.account && $0.environment == environment })
+        guard let account = account(anyTransactionId: id, in: environment) else { return nil }
+        return SimulatorRecords.sorted(transactions.values.filter { $0.account == account && $0.environment == environment })
     }
 
     /// The transactions filed under Apple order id `orderId` in `environment`, oldest first.
