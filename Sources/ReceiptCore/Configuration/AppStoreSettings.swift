@@ -13,7 +13,8 @@ import Foundation
 ///   "sharedSecretFile": "/etc/receiptdesk/shared-secret", "sharedSecretEnv": "RECEIPTDESK_SHARED_SECRET",
 ///   "timeoutSeconds": 15, "maxAttempts": 4,
 ///   "trustAnchorFiles": ["simulator/root-rsa.der"],
-///   "simulator": {"stateDirectory": "simulator"}
+///   "simulator": {"stateDirectory": "simulator"},
+///   "revocation": "off"
 /// }
 /// ```
 /// Secrets (the shared secret, the .p8 key) are named by file or environment variable only.
@@ -47,6 +48,9 @@ public struct AppStoreSettings: Sendable, Equatable {
     /// Where the built-in simulator posts the notifications it sends (http on loopback), the way
     /// Apple posts to the app's App Store Server Notifications URL; nil sends none.
     public var simulatorNotificationURL: URL?
+    /// Whether the chain of what is verified with the network allowed is checked for revocation
+    /// (OCSP): off by default.
+    public var revocation = RevocationPolicy()
 
     public init() {}
 

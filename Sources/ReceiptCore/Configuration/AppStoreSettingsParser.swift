@@ -5,7 +5,8 @@ struct AppStoreSettingsParser {
     let source: String
 
     static let keys = ["api", "verifyReceipt", "serverAPI", "sharedSecretFile", "sharedSecretEnv", "timeoutSeconds",
-                       "maxAttempts", "trustAnchorFiles", "simulator", "consumptionVersion"]
+                       "maxAttempts", "trustAnchorFiles", "simulator", "consumptionVersion", "revocation"]
+    static let revocationKeys = ["mode", "responderURL", "timeoutSeconds"]
     static let verifyReceiptKeys = ["productionURL", "sandboxURL"]
     static let serverAPIKeys = ["productionURL", "sandboxURL", "keyId", "issuerId", "privateKeyFile", "privateKeyEnv"]
     static let simulatorKeys = ["stateDirectory", "notificationURL"]
@@ -69,7 +70,35 @@ struct AppStoreSettingsParser {
                 settings.simulatorNotificationURL = parsed
             }
         }
+        if let revocation = section["revocation"] { settings.revocation = try self.revocation(revocation) }
         return settings
+    }
+
+    /// `"off"`, `"prefer"`, `"require"`, or `{"mode": …, "responderURL": "http://…", "timeoutSeconds": 5}`.
+    private func revocation(_ value: ConfigValue) throws -> RevocationPolicy {
+        func mode(_ value: ConfigValue) throws -> RevocationPolicy.Mode {
+            let text = try value.string()
+            guard let mode = RevocationPolicy.Mode(rawValue: text) else {
+                throw value.error("\(ConfigText.quoted(text)) is not one of off, prefer, require")
+            }
+            return mode
+        }
+        if value.raw is String { return RevocationPolicy(mode: try mode(value)) }
+        let fields = try value.object()
+        try fields.checkKeys(known: Self.revocationKeys)
+        var policy = RevocationPolicy()
+        if let value = fields["mode"] { policy.mode = try mode(value) }
+        if let value = fields["responderURL"] {
+            // OCSP answers are signed, so plain http is fine anywhere (Apple's responder is http).
+            let text = try value.string()
+            guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+                  url.host != nil else {
+                throw value.error("\(ConfigText.quoted(text)) is not an http(s) URL")
+            }
+            policy.responderURL = url
+        }
+        if let value = fields["timeoutSeconds"] { policy.timeoutSeconds = Double(try value.integer(in: 1...30)) }
+        return policy
     }
 
     /// An https URL, or an http one on loopback (the simulator): nothing else may carry a secret.

@@ -24,13 +24,18 @@ public struct Verdict: Sendable, Equatable {
     public let validationTime: Date?
     /// The name of the trust anchor when it is not one of Apple's bundled roots.
     public let extraAnchor: String?
+    /// Whether the chain was checked for revocation, when, by whom and with what outcome; nil when
+    /// nobody asked (the same as off: verification itself is offline).
+    public let revocation: RevocationStatus?
 
-    public init(_ status: Status, _ reason: String, chain: [String] = [], validationTime: Date? = nil, extraAnchor: String? = nil) {
+    public init(_ status: Status, _ reason: String, chain: [String] = [], validationTime: Date? = nil, extraAnchor: String? = nil,
+                revocation: RevocationStatus? = nil) {
         self.status = status
         self.reason = reason
         self.chain = chain
         self.validationTime = validationTime
         self.extraAnchor = extraAnchor
+        self.revocation = revocation
     }
 
     public var isValid: Bool { status == .valid }

@@ -20,6 +20,8 @@ public final class AppStoreSimulator: Sendable {
     public let faults: SimulatorFaults
     /// The HTTP server underneath.
     public let server: HTTPServer
+    /// The test CA's OCSP responder at `ocspURL` (good for every certificate until revoked).
+    public let ocsp: OCSPResponder
 
     /// A simulator for `state` on `host` (loopback only) and `port` (0: any free port); nothing
     /// listens until `start()`. `clock` gives "now" for signed dates, request dates, token and
@@ -29,7 +31,9 @@ public final class AppStoreSimulator: Sendable {
                 clock: @escaping @Sendable () -> Date = { Date() }) throws {
         self.state = state
         self.faults = faults
-        let router = SimulatorRouter(state: state, faults: faults, trust: state.authority.trustStore(), clock: clock,
+        let ocsp = OCSPResponder(authority: state.authority)
+        self.ocsp = ocsp
+        let router = SimulatorRouter(state: state, ocsp: ocsp, faults: faults, trust: state.authority.trustStore(), clock: clock,
                                      historyPageSize: max(1, historyPageSize))
         self.server = try HTTPServer(host: host, port: port, configuration: configuration) { router.handle($0) }
     }
@@ -54,6 +58,9 @@ public final class AppStoreSimulator: Sendable {
         // Cannot fail: a scheme, an IP literal and a port always make a URL.
         URL(string: "http://\(server.host):\(server.port)") ?? URL(fileURLWithPath: "/")
     }
+
+    /// `http://127.0.0.1:PORT/ocsp`: the OCSP responder for the test CA's certificates.
+    public var ocspURL: URL { baseURL.appendingPathComponent("ocsp") }
 
     /// `http://127.0.0.1:PORT/production/verifyReceipt` or `…/sandbox/verifyReceipt`.
     public func verifyReceiptURL(_ environment: SimulatorEnvironment) -> URL {

@@ -6,9 +6,11 @@ import ReceiptCore
 ///
 ///     POST /production/verifyReceipt        POST /sandbox/verifyReceipt
 ///     GET, PUT, POST /production/inApps/…  GET, PUT, POST /sandbox/inApps/…   (the Server API)
+///     POST /ocsp                            the test CA's OCSP responder (application/ocsp-request)
 ///     GET  /                                what this server is (JSON)
 struct SimulatorRouter: Sendable {
     let state: SimulatorState
+    let ocsp: OCSPResponder
     let faults: SimulatorFaults
     let trust: TrustStore
     let clock: @Sendable () -> Date
@@ -49,6 +51,11 @@ struct SimulatorRouter: Sendable {
                 return .json(405, .object([("error", .string("Method Not Allowed"))]), headers: [("Allow", "GET")])
             }
             return .json(200, index())
+        }
+        if components == ["ocsp"] {
+            guard request.method == "POST" else { return .error(405, "the OCSP responder answers POST only") }
+            return HTTPServerResponse(status: 200, headers: [("Content-Type", "application/ocsp-response")],
+                                      body: ocsp.answer(request.body, now: clock()))
         }
         guard let environment else { return .error(404, "nothing at \(request.path); paths start with /production or /sandbox") }
         // A request that only reads answers with what other processes saved meanwhile (one that
