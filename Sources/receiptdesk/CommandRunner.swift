@@ -10,9 +10,10 @@ enum CommandRunner {
       console [--db PATH|URL] [--db-password-file FILE] [--config FILE] [--operator NAME] [--read-only]
                       the terminal console over the purchase database (what receiptdesk opens on a terminal)
       decode [FILE|-] [--json] [--trust-anchor CERT]... [--device-id UUID] [--bundle-id ID]... [--app-apple-id N]
-             [--config FILE]
+             [--config FILE] [--revocation off|prefer|require] [--ocsp-url URL]
                       decode and verify a receipt, JWS, notification or verifyReceipt answer (with
-                      --config: its bundle ids, appAppleId and trust anchors)
+                      --config: its bundle ids, appAppleId, trust anchors and appStore.revocation;
+                      --revocation asks the chain's OCSP responder, off by default)
       samples [DIR]   decode and verify every sample artefact in DIR (default Assets/Samples)
 
     purchase database (all take --db PATH|URL, --db-password-file FILE, --config FILE, --operator NAME, --json,

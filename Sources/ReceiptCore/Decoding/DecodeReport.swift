@@ -41,12 +41,36 @@ public enum DecodeReport {
     }
 
     public static func verdictJSON(_ v: Verdict) -> JSONValue {
-        .object([
+        var members: [(String, JSONValue)] = [
             ("status", .string(v.status.rawValue)),
             ("reason", .string(v.reason)),
             ("chain", .array(v.chain.map { .string($0) })),
             ("validationTime", .date(v.validationTime)),
             ("extraAnchor", .string(v.extraAnchor)),
+        ]
+        // Only when a check was asked for: offline verdicts keep their shape.
+        if let revocation = v.revocation { members.append(("revocation", revocationJSON(revocation))) }
+        return .object(members)
+    }
+
+    /// `{"checked": true, "outcome": "good", "checkedAt": …, "responder": …, "validUntil": …, "summary": …}`.
+    public static func revocationJSON(_ r: RevocationStatus) -> JSONValue {
+        let outcome: String
+        var detail: String?
+        switch r.state {
+        case .off: outcome = "off"
+        case .good: outcome = "good"
+        case .revoked(let certificate, _, let reason): outcome = "revoked"; detail = "\(certificate): \(reason)"
+        case .notChecked(let why): outcome = "notChecked"; detail = why
+        }
+        return .object([
+            ("checked", .bool(r.state == .good || outcome == "revoked")),
+            ("outcome", .string(outcome)),
+            ("detail", .string(detail)),
+            ("checkedAt", .date(r.checkedAt)),
+            ("responder", .string(r.responder)),
+            ("validUntil", .date(r.validUntil)),
+            ("summary", .string(r.summary)),
         ])
     }
 
