@@ -87,6 +87,16 @@ struct ConfigurationParsingTests {
         #expect(refusal(#"{"appStore": {"endpoint": "x"}}"#)?.contains("unknown key") == true)
     }
 
+    @Test func revocationIsOffByDefaultAndReadStrictly() throws {
+        #expect(try parse("{}").appStore.revocation == .off)
+        #expect(try parse(#"{"appStore": {"revocation": "prefer"}}"#).appStore.revocation.mode == .prefer)
+        let full = try parse(#"{"appStore": {"revocation": {"mode": "require", "responderURL": "http://ocsp.apple.com/ocsp03-wwdrg602", "timeoutSeconds": 3}}}"#)
+        #expect(full.appStore.revocation == RevocationPolicy(mode: .require, responderURL: URL(string: "http://ocsp.apple.com/ocsp03-wwdrg602"),
+                                                             timeoutSeconds: 3))
+        #expect(refusal(#"{"appStore": {"revocation": "sometimes"}}"#)?.contains("is not one of off, prefer, require") == true)
+        #expect(refusal(#"{"appStore": {"revocation": {"mode": "prefer", "url": "x"}}}"#)?.contains("unknown key") == true)
+    }
+
     @Test func absentKeysGiveTheDefaults() throws {
         #expect(try parse("{}") == .defaults)
         #expect(StoreConfiguration.defaults == StoreConfiguration(bundleIds: [], appAppleId: nil, products: [:], allowSandbox: false, paidToFree: nil))
