@@ -125,24 +125,8 @@ public struct SubscriptionState: Sendable, Equatable {
 /// Apple prices are in milliunits of the currency (1990 → 1.99); currencies without minor units
 /// (JPY, KRW, …) show none.
 public enum AppleMoney {
-    static let noMinorUnits: Set<String> = ["JPY", "KRW", "CLP", "VND", "ISK", "HUF", "TWD", "UGX", "PYG", "XAF", "XOF", "IDR"]
-
     /// "1.99 USD", "120 JPY"; nil without a price.
     public static func format(_ milliunits: Int64?, currency: String?) -> String? {
-        guard let milliunits else { return nil }
-        let code = currency?.uppercased() ?? ""
-        let decimals = noMinorUnits.contains(code) ? 0 : 2
-        let negative = milliunits < 0
-        let magnitude = milliunits.magnitude
-        let scale: UInt64 = decimals == 0 ? 1000 : 10
-        let units = (magnitude + scale / 2) / scale  // rounded to the shown precision
-        let text: String
-        if decimals == 0 {
-            text = String(units)
-        } else {
-            let fraction = units % 100
-            text = "\(units / 100).\(fraction < 10 ? "0" : "")\(fraction)"
-        }
-        return (negative ? "-" : "") + text + (code.isEmpty ? "" : " \(code)")
+        MilliunitText.format(milliunits, currency: currency)
     }
 }

@@ -41,6 +41,21 @@ public struct RenewalInfo: Sendable {
     public var offerDiscountType: OfferDiscountType? { offerDiscountTypeRaw.flatMap(OfferDiscountType.init(rawValue:)) }
     /// `eligibleWinBackOfferIds`: the win-back offers the customer may redeem now (empty when absent).
     public let eligibleWinBackOfferIds: [String]
+    /// `renewalBillingPlanType` as written ("MONTHLY", "BILLED_UPFRONT"): how the next period of a
+    /// 12-month commitment plan is billed (App Store Server API 1.21).
+    public let renewalBillingPlanTypeRaw: String?
+    /// What happens when the commitment ends (`commitmentInfo`).
+    public let commitment: RenewalCommitment?
+
+    /// The billing plan of the next renewal, when the raw value is one Apple documents.
+    public var renewalBillingPlanType: BillingPlanType? { renewalBillingPlanTypeRaw.flatMap(BillingPlanType.init(rawValue:)) }
+
+    /// Whether the next renewal is into another product than the current one: a downgrade or
+    /// crossgrade the customer chose, which takes effect at `renewalDate`.
+    public var changesProductAtRenewal: Bool {
+        guard let next = autoRenewProductId, let current = productId else { return false }
+        return next != current
+    }
 
     public init(compactJWS: String) throws {
         let jws = try CompactJWS(compact: compactJWS, what: "JWS renewal info")
@@ -71,6 +86,8 @@ public struct RenewalInfo: Sendable {
         offerPeriod = try payload.string("offerPeriod")
         offerDiscountTypeRaw = try payload.string("offerDiscountType")
         eligibleWinBackOfferIds = try payload.strings("eligibleWinBackOfferIds")
+        renewalBillingPlanTypeRaw = try payload.string("renewalBillingPlanType")
+        commitment = try payload.object("commitmentInfo").map(RenewalCommitment.init)
     }
 }
 

@@ -56,6 +56,7 @@ public struct SignedTransaction: Sendable {
             "inAppOwnershipType", "offerType", "offerIdentifier", "bundleId", "environment", "signedDate",
             "transactionReason", "storefront", "price", "currency", "subscriptionGroupIdentifier", "storefrontId",
             "appTransactionId", "offerPeriod", "offerDiscountType",
+            "revocationType", "revocationPercentage", "isUpgraded", "billingPlanType", "commitmentInfo",
         ])
         static let transactionId = 0, originalTransactionId = 1, productId = 2, quantity = 3, purchaseDate = 4
         static let originalPurchaseDate = 5, expiresDate = 6, revocationDate = 7, webOrderLineItemId = 8
@@ -63,6 +64,7 @@ public struct SignedTransaction: Sendable {
         static let offerIdentifier = 14, bundleId = 15, environment = 16, signedDate = 17, transactionReason = 18
         static let storefront = 19, price = 20, currency = 21, subscriptionGroupIdentifier = 22, storefrontId = 23
         static let appTransactionId = 24, offerPeriod = 25, offerDiscountType = 26
+        static let revocationType = 27, revocationPercentage = 28, isUpgraded = 29, billingPlanType = 30, commitmentInfo = 31
     }
 
     private init(_ members: CapturedMembers, jws: CompactJWS?) throws {
@@ -85,6 +87,11 @@ public struct SignedTransaction: Sendable {
         p.productType = p.productTypeRaw.flatMap(ProductType.init(jwsType:))
         p.revocationReason = try payload.string(M.revocationReason)
         p.ownershipType = try payload.string(M.inAppOwnershipType)
+        p.revocationTypeRaw = try payload.string(M.revocationType)
+        p.revocationPercentage = try payload.int(M.revocationPercentage)
+        p.isUpgraded = try payload.bool(M.isUpgraded)
+        p.billingPlanTypeRaw = try payload.string(M.billingPlanType)
+        p.commitment = try payload.object(M.commitmentInfo).map(TransactionCommitment.init)
         let offerType = try payload.int(M.offerType)
         p.isInIntroOfferPeriod = offerType.map { $0 == 1 }
         p.promotionalOfferId = offerType == 2 ? try payload.string(M.offerIdentifier) : nil

@@ -25,11 +25,29 @@ public struct Purchase: Sendable, Equatable {
     public var productType: ProductType?
     /// Why Apple revoked or cancelled it (raw, as Apple wrote it).
     public var revocationReason: String?
-    /// `PURCHASED` or `FAMILY_SHARED`.
+    /// `PURCHASED` or `FAMILY_SHARED`, as Apple wrote it (see `ownership`).
     public var ownershipType: String?
     /// `appTransactionId`: the app download (one Apple account's, across reinstalls and devices)
     /// the purchase was made in. StoreKit 2 transactions only.
     public var appTransactionId: String?
+    /// How Apple refunded or revoked it (`revocationType`), as written (see `revocationType`).
+    public var revocationTypeRaw: String?
+    /// The share refunded or revoked, in milliunits of a percent (40000 is 40%): `revocationPercentage`.
+    public var revocationPercentage: Int64?
+    /// Whether the customer upgraded from this subscription to another of its group (`isUpgraded`,
+    /// `is_upgraded`): it stops granting at its revocation (or cancellation) date, the upgrade.
+    public var isUpgraded: Bool?
+    /// `billingPlanType` as written ("MONTHLY", "BILLED_UPFRONT"): a 12-month commitment plan.
+    public var billingPlanTypeRaw: String?
+    /// The commitment this transaction is part of (`commitmentInfo`).
+    public var commitment: TransactionCommitment?
+
+    /// The ownership type, when the raw value is one Apple documents.
+    public var ownership: OwnershipType? { ownershipType.flatMap(OwnershipType.init(rawValue:)) }
+    /// The revocation type, when the raw value is one Apple documents.
+    public var revocationType: RevocationType? { revocationTypeRaw.flatMap(RevocationType.init(rawValue:)) }
+    /// The billing plan, when the raw value is one Apple documents.
+    public var billingPlanType: BillingPlanType? { billingPlanTypeRaw.flatMap(BillingPlanType.init(rawValue:)) }
 
     public init() {}
 }

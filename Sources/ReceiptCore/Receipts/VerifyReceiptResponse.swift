@@ -73,6 +73,7 @@ public struct VerifyReceiptResponse: Sendable {
         p.appAccountToken = try entry.string("app_account_token")
         p.revocationReason = try entry.string("cancellation_reason")
         p.ownershipType = try entry.string("in_app_ownership_type")
+        p.isUpgraded = try entry.bool("is_upgraded")
         return p
     }
 

@@ -163,4 +163,21 @@ struct CapturedMembers {
         }
         return try object.millisecondsDate(known.names[position])
     }
+
+    /// As `JSONObject.bool(_:)` for the member at `position`.
+    func bool(_ position: Int) throws -> Bool? {
+        switch members?[position] {
+        case .absent?, .null?: return nil
+        default: return try object.bool(known.names[position])
+        }
+    }
+
+    /// As `JSONObject.object(_:)` for the member at `position` (the whole object is built only
+    /// when the member is there).
+    func object(_ position: Int) throws -> JSONObject? {
+        switch members?[position] {
+        case .absent?, .null?: return nil
+        default: return try object.object(known.names[position])
+        }
+    }
 }

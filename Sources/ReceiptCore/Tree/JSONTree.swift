@@ -45,6 +45,7 @@ enum JSONTree {
                 if key == "inAppOwnershipType" || key == "in_app_ownership_type", (value as? String) == "FAMILY_SHARED" {
                     warnings.append(TreeWarning(.familyShared, "family shared, not bought by this account"))
                 }
+                entitlementChange(key, value, object, text: &text, warnings: &warnings)
                 node.children.append(TreeNode(key, value: text, warnings: warnings))
             }
         }
@@ -69,5 +70,31 @@ enum JSONTree {
             node.children.append(TreeNode("x5c", value: "absent"))
         }
         return node
+    }
+
+    /// What the members that change an entitlement mean: the revocation's type and share, an
+    /// upgrade, a commitment plan's billing.
+    static func entitlementChange(_ key: String, _ value: Any?, _ object: JSONObject, text: inout String, warnings: inout [TreeWarning]) {
+        switch key {
+        case "revocationType":
+            guard let raw = value as? String else { return }
+            let percentage = try? object.int("revocationPercentage")  // a malformed share is shown raw on its own line
+            let words = RevocationType.describe(raw: raw, percentage: percentage) ?? raw
+            text = "\(text)  (\(words))"
+            switch RevocationType(rawValue: raw) {
+            case .familyRevoke?: warnings.append(TreeWarning(.familyShared, "family sharing revoked: this family member's access ends, not the organiser's purchase"))
+            case .refundProrated?: warnings.append(TreeWarning(.revoked, "prorated refund: access is kept for the part not refunded"))
+            case .refundFull?, nil: warnings.append(TreeWarning(.revoked, "\(words) by Apple"))
+            }
+        case "revocationPercentage":
+            if let share = try? object.int(key) { text = "\(text)  (\(RevocationPercentage.format(share)) refunded or revoked)" }
+        case "isUpgraded", "is_upgraded":
+            if (try? object.bool(key)) == true {
+                warnings.append(TreeWarning(.upgraded, "upgraded to another subscription of the group: stops granting at the upgrade"))
+            }
+        case "billingPlanType", "renewalBillingPlanType":
+            if let raw = value as? String { text = "\(text)  (\(BillingPlanType.describe(raw)))" }
+        default: return
+        }
     }
 }

@@ -35,7 +35,7 @@ public struct TreeNode: Sendable, Equatable {
 public struct TreeWarning: Sendable, Equatable {
     public enum Kind: String, Sendable {
         case sandbox, xcode, expired, cancelled, revoked, unknownAttribute, emptyPurchaseList,
-             sandboxVersionConstant, signature, familyShared, environmentMismatch
+             sandboxVersionConstant, signature, familyShared, environmentMismatch, upgraded
     }
 
     public let kind: Kind

@@ -1,4 +1,5 @@
 import Foundation
+import ReceiptCore
 
 /// One transaction the simulator issued (or was told about): what Apple would know about it.
 /// Saved as JSON (dates as UNIX milliseconds):
@@ -56,18 +57,55 @@ public struct IssuedTransaction: Codable, Sendable, Equatable {
     public var offerIdentifier: String?
     /// "PURCHASED", or "FAMILY_SHARED" for a family member's access; nil: purchased.
     public var inAppOwnershipType: String?
+    /// The customer upgraded from this subscription to another of its group (`isUpgraded`); the
+    /// upgrade's date is `revocation`'s.
+    public var isUpgraded: Bool?
+    /// "MONTHLY" or "BILLED_UPFRONT" for a 12-month commitment plan.
+    public var billingPlanType: String?
+    /// The commitment this transaction pays part of.
+    public var commitment: Commitment?
 
-    /// A refund or revocation: when, and why (0 other, 1 an issue with the purchase).
+    /// A refund or revocation: when, why (0 other, 1 an issue with the purchase), its type and
+    /// the share refunded.
     public struct Revocation: Codable, Sendable, Equatable {
         /// When Apple refunded or revoked it.
         public var date: Date
-        /// 0 for another reason, 1 for an issue with the purchase (Apple's `revocationReason`).
-        public var reason: Int64
+        /// 0 for another reason, 1 for an issue with the purchase (Apple's `revocationReason`);
+        /// nil for an upgrade, which has none.
+        public var reason: Int64?
+        /// "REFUND_FULL", "REFUND_PRORATED", "FAMILY_REVOKE"; nil: not said (before API 1.19, an upgrade).
+        public var type: String?
+        /// Milliunits of a percent refunded (40000 is 40%).
+        public var percentage: Int64?
 
-        /// A revocation from its date and reason.
-        public init(date: Date, reason: Int64) {
+        /// A revocation from its date, reason, type and share.
+        public init(date: Date, reason: Int64?, type: String? = nil, percentage: Int64? = nil) {
             self.date = date
             self.reason = reason
+            self.type = type
+            self.percentage = percentage
+        }
+    }
+
+    /// A 12-month commitment's facts as Apple signs them in `commitmentInfo`.
+    public struct Commitment: Codable, Sendable, Equatable {
+        public var billingPeriodNumber: Int64
+        public var totalBillingPeriods: Int64
+        /// Milliunits of `currency`.
+        public var commitmentPrice: Int64?
+        public var commitmentExpiresDate: Date?
+
+        public init(billingPeriodNumber: Int64, totalBillingPeriods: Int64, commitmentPrice: Int64? = nil, commitmentExpiresDate: Date? = nil) {
+            self.billingPeriodNumber = billingPeriodNumber
+            self.totalBillingPeriods = totalBillingPeriods
+            self.commitmentPrice = commitmentPrice
+            self.commitmentExpiresDate = commitmentExpiresDate
+        }
+
+        /// As the core decodes it.
+        public var signed: TransactionCommitment {
+            TransactionCommitment(billingPeriodNumber: billingPeriodNumber, totalBillingPeriods: totalBillingPeriods,
+                                  commitmentPrice: commitmentPrice, commitmentExpiresDate: commitmentExpiresDate)
         }
     }
 
@@ -105,6 +143,11 @@ public struct IssuedTransaction: Codable, Sendable, Equatable {
         payload.transactionReason = transactionReason
         payload.revocationDate = revocation?.date
         payload.revocationReason = revocation?.reason
+        payload.revocationType = revocation?.type
+        payload.revocationPercentage = revocation?.percentage
+        payload.isUpgraded = isUpgraded
+        payload.billingPlanType = billingPlanType
+        payload.commitmentInfo = commitment?.signed
         payload.price = price
         payload.currency = currency
         payload.offerType = offerType

@@ -42,7 +42,8 @@ extension SimulatorState {
     }
 
     /// Family Sharing access ended (the purchaser stopped sharing, or left the family): the
-    /// transaction is marked `FAMILY_SHARED` and revoked on `date` (reason 0). `REVOKE`.
+    /// transaction is marked `FAMILY_SHARED` and revoked on `date` (reason 0, type
+    /// `FAMILY_REVOKE`). `REVOKE`. Give it the family member's copy (`shareWithFamily`).
     @discardableResult
     public func revokeFamilySharing(transactionId: String, date: Date) throws -> MintedNotification {
         try withRecords { records in
@@ -50,7 +51,8 @@ extension SimulatorState {
                 throw SimulatorError(.invalidRequest, "revokeFamilySharing: transaction \(transactionId) was not issued by the simulator")
             }
             transaction.inAppOwnershipType = "FAMILY_SHARED"
-            transaction.revocation = IssuedTransaction.Revocation(date: SimulatorRecords.wholeMilliseconds(date), reason: 0)
+            transaction.revocation = IssuedTransaction.Revocation(date: SimulatorRecords.wholeMilliseconds(date), reason: 0,
+                                                                  type: "FAMILY_REVOKE", percentage: 100_000)
             records.transactions[transactionId] = transaction
         }
         return try mintNotification(type: "REVOKE", transactionId: transactionId, signedDate: date)

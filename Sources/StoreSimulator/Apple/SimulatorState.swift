@@ -166,14 +166,17 @@ public final class SimulatorState: @unchecked Sendable {
     }
 
     /// Tells the simulator Apple refunded (or revoked) a transaction on `date`; `reason` 0 for
-    /// another reason, 1 for an issue with the purchase.
+    /// another reason, 1 for an issue with the purchase; `type` and `percentage` as Apple's
+    /// `revocationType` / `revocationPercentage` (nil: left out, as before API 1.19).
     @discardableResult
-    public func refund(transactionId: String, date: Date, reason: Int64 = 0) throws -> IssuedTransaction {
+    public func refund(transactionId: String, date: Date, reason: Int64 = 0, type: String? = nil,
+                       percentage: Int64? = nil) throws -> IssuedTransaction {
         try withRecords { records in
             guard var transaction = records.transactions[transactionId] else {
                 throw SimulatorError(.invalidRequest, "refund: transaction \(transactionId) was not issued by the simulator")
             }
-            transaction.revocation = IssuedTransaction.Revocation(date: SimulatorRecords.wholeMilliseconds(date), reason: reason)
+            transaction.revocation = IssuedTransaction.Revocation(date: SimulatorRecords.wholeMilliseconds(date), reason: reason,
+                                                                  type: type, percentage: percentage)
             records.transactions[transactionId] = transaction
             return transaction
         }

@@ -38,6 +38,7 @@ enum VerifyReceiptJSON {
         members.append(("is_trial_period", .string(purchase.isTrialPeriod == true ? "true" : "false")))
         members.append(("is_in_intro_offer_period", .string(purchase.isInIntroOfferPeriod == true ? "true" : "false")))
         members.append(("in_app_ownership_type", .string(purchase.ownershipType ?? "PURCHASED")))
+        if purchase.isUpgraded == true { members.append(("is_upgraded", .string("true"))) }
         if let subscriptionGroup { members.append(("subscription_group_identifier", .string(subscriptionGroup))) }
         members += dateMembers("cancellation_date", purchase.cancellationDate)
         if let reason = purchase.revocationReason { members.append(("cancellation_reason", .string(reason))) }
@@ -57,7 +58,9 @@ enum VerifyReceiptJSON {
         purchase.expiresDate = transaction.expiresDate
         purchase.webOrderLineItemId = transaction.webOrderLineItemId
         purchase.cancellationDate = transaction.revocation?.date
-        purchase.revocationReason = transaction.revocation.map { String($0.reason) }
+        purchase.revocationReason = transaction.revocation?.reason.map(String.init)
+        purchase.isUpgraded = transaction.isUpgraded
+        purchase.ownershipType = transaction.inAppOwnershipType
         purchase.appAccountToken = transaction.appAccountToken
         purchase.isTrialPeriod = false
         purchase.isInIntroOfferPeriod = false

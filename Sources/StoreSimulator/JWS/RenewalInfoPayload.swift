@@ -38,6 +38,10 @@ public struct RenewalInfoPayload: Sendable {
     public var offerDiscountType: String?
     /// Win-back offers the customer may redeem; nil or empty omits the member.
     public var eligibleWinBackOfferIds: [String]?
+    /// "MONTHLY" or "BILLED_UPFRONT": how the next period of a commitment plan is billed.
+    public var renewalBillingPlanType: String?
+    /// What happens when the commitment ends (written as `commitmentInfo`).
+    public var commitmentInfo: RenewalCommitment?
     /// Members written last, as given.
     public var extraMembers: [(String, JSONValue)] = []
 
@@ -75,7 +79,20 @@ public struct RenewalInfoPayload: Sendable {
         m.add("offerPeriod", offerPeriod)
         m.add("offerDiscountType", offerDiscountType)
         if let ids = eligibleWinBackOfferIds, !ids.isEmpty { m.add("eligibleWinBackOfferIds", JSONValue.array(ids.map { .string($0) })) }
+        m.add("commitmentInfo", commitmentInfo.map(Self.json))
+        m.add("renewalBillingPlanType", renewalBillingPlanType)
         m.append(contentsOf: extraMembers)
+        return m.object
+    }
+
+    /// A renewal info's `commitmentInfo` object, in the member order of Apple's sample.
+    static func json(_ c: RenewalCommitment) -> JSONValue {
+        var m = JSONMembers()
+        m.add("commitmentAutoRenewProductId", c.autoRenewProductId)
+        m.add("commitmentAutoRenewStatus", c.autoRenewStatus)
+        m.add("commitmentRenewalBillingPlanType", c.renewalBillingPlanTypeRaw)
+        m.add("commitmentRenewalDate", milliseconds: c.renewalDate)
+        m.add("commitmentRenewalPrice", c.renewalPrice)
         return m.object
     }
 }

@@ -49,6 +49,14 @@ public struct TransactionPayload: Sendable {
     public var price: Int64?
     public var currency: String?
     public var appTransactionId: String?
+    /// "REFUND_FULL", "REFUND_PRORATED" or "FAMILY_REVOKE" (App Store Server API 1.19).
+    public var revocationType: String?
+    /// The share refunded or revoked, in milliunits of a percent (40000 is 40%).
+    public var revocationPercentage: Int64?
+    /// "MONTHLY" or "BILLED_UPFRONT": a 12-month commitment plan (App Store Server API 1.21).
+    public var billingPlanType: String?
+    /// The commitment this transaction pays part of (written as `commitmentInfo`).
+    public var commitmentInfo: TransactionCommitment?
     /// Members written last, as given (new or unknown fields).
     public var extraMembers: [(String, JSONValue)] = []
 
@@ -97,7 +105,21 @@ public struct TransactionPayload: Sendable {
         m.add("price", price)
         m.add("currency", currency)
         m.add("appTransactionId", appTransactionId)
+        m.add("revocationType", revocationType)
+        m.add("revocationPercentage", revocationPercentage)
+        m.add("billingPlanType", billingPlanType)
+        m.add("commitmentInfo", commitmentInfo.map(Self.json))
         m.append(contentsOf: extraMembers)
+        return m.object
+    }
+
+    /// A `commitmentInfo` object, in the member order of Apple's sample.
+    static func json(_ c: TransactionCommitment) -> JSONValue {
+        var m = JSONMembers()
+        m.add("billingPeriodNumber", c.billingPeriodNumber)
+        m.add("commitmentExpiresDate", milliseconds: c.commitmentExpiresDate)
+        m.add("commitmentPrice", c.commitmentPrice)
+        m.add("totalBillingPeriods", c.totalBillingPeriods)
         return m.object
     }
 }
