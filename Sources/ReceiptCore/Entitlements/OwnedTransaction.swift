@@ -22,11 +22,23 @@ public struct OwnedTransaction: Sendable, Equatable {
     /// Auto-renewables: the end of Apple's billing grace period after this period, when Apple's
     /// signed renewal info says the subscription is in one (access continues until then).
     public var gracePeriodEnd: Date?
+    /// `PURCHASED` or `FAMILY_SHARED` as Apple wrote it; nil when the artefact did not say.
+    public var ownershipType: String?
+    /// Apple's `revocationType` as written ("REFUND_FULL", "REFUND_PRORATED", "FAMILY_REVOKE").
+    public var revocationTypeRaw: String?
+    /// Apple's `revocationPercentage`: milliunits of a percent refunded (40000 is 40%).
+    public var revocationPercentage: Int64?
+    /// Apple's `isUpgraded`: the customer upgraded from this period to another product of the group.
+    public var isUpgraded: Bool
+
+    /// Whether a family organiser shares it with this customer (not bought by them).
+    public var isFamilyShared: Bool { ownershipType == OwnershipType.familyShared.rawValue }
 
     public init(transactionId: String, originalTransactionId: String? = nil, productId: String,
                 productType: ProductType? = nil, environment: Environment, purchaseDate: Date?,
                 expiresDate: Date? = nil, revocationDate: Date? = nil, cancellationDate: Date? = nil,
-                quantity: Int64 = 1) {
+                quantity: Int64 = 1, ownershipType: String? = nil, revocationTypeRaw: String? = nil,
+                revocationPercentage: Int64? = nil, isUpgraded: Bool = false) {
         self.transactionId = transactionId
         self.originalTransactionId = originalTransactionId
         self.productId = productId
@@ -37,5 +49,9 @@ public struct OwnedTransaction: Sendable, Equatable {
         self.revocationDate = revocationDate
         self.cancellationDate = cancellationDate
         self.quantity = quantity
+        self.ownershipType = ownershipType
+        self.revocationTypeRaw = revocationTypeRaw
+        self.revocationPercentage = revocationPercentage
+        self.isUpgraded = isUpgraded
     }
 }
