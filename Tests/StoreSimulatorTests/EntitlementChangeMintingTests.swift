@@ -41,8 +41,8 @@ struct EntitlementChangeMintingTests {
         let fixture = try SimulatorFixture()
         let bought = try fixture.activeSubscription()
         let at = SimulatorFixture.day(-3)
-        let upgrade = try fixture.verifiedNotification(try fixture.state.upgradeAndNotify(
-            originalTransactionId: bought.originalTransactionId, to: "pro.yearly", date: at, expiresDate: SimulatorFixture.day(362)).signedPayload)
+        let upgrade = try fixture.verifiedNotification(try fixture.state.changeRenewalPreference(
+            originalTransactionId: bought.originalTransactionId, to: "pro.yearly", upgrade: true, date: at).signedPayload)
         #expect(upgrade.notificationType == "DID_CHANGE_RENEWAL_PREF" && upgrade.subtype == "UPGRADE")
         #expect(upgrade.transaction?.purchase.productId == "pro.yearly" && upgrade.transaction?.purchase.purchaseDate == at)
         let old = try #require(fixture.state.transaction(bought.transactionId))
@@ -50,8 +50,8 @@ struct EntitlementChangeMintingTests {
         #expect(oldSigned.purchase.isUpgraded == true && oldSigned.purchase.revocationDate == at)
         #expect(oldSigned.purchase.revocationReason == nil && oldSigned.purchase.revocationTypeRaw == nil)
 
-        let down = try fixture.verifiedNotification(try fixture.state.changeRenewalProductAndNotify(
-            originalTransactionId: bought.originalTransactionId, to: "pro.monthly", date: SimulatorFixture.day(-1)).signedPayload)
+        let down = try fixture.verifiedNotification(try fixture.state.changeRenewalPreference(
+            originalTransactionId: bought.originalTransactionId, to: "pro.monthly", upgrade: false, date: SimulatorFixture.day(-1)).signedPayload)
         #expect(down.subtype == "DOWNGRADE" && down.renewalInfo?.autoRenewProductId == "pro.monthly")
         #expect(down.renewalInfo?.productId == "pro.yearly" && down.renewalInfo?.changesProductAtRenewal == true)
 

@@ -60,6 +60,7 @@ extension PurchaseLedger {
         s.offerPeriod = row.string("offer_period")
         s.offerDiscountType = row.string("offer_discount_type")
         s.eligibleWinBackOfferIds = (row.string("eligible_win_back_offer_ids") ?? "").split(separator: " ").map(String.init)
+        s.terms = SubscriptionTerms(row)
         return s
     }
 }

@@ -53,6 +53,8 @@ public struct SubscriptionState: Sendable, Equatable {
     /// Apple's signing date of what it came from; a newer one replaces it, an older one does not.
     public var signedDate: Date
     public var updatedAt: Date
+    /// The revocation's type and share, and the commitment plan (migration 0008).
+    public var terms = SubscriptionTerms()
 
     /// An empty state for a subscription, to be filled from signed data.
     public init(originalTransactionId: String, environment: String, source: String, signedDate: Date, updatedAt: Date) {
@@ -112,12 +114,15 @@ public struct SubscriptionState: Sendable, Equatable {
             : "eligible for win-back offer\(eligibleWinBackOfferIds.count == 1 ? "" : "s") \(eligibleWinBackOfferIds.joined(separator: ", "))"
     }
 
-    /// Why Apple revoked it, in words.
+    /// Why Apple revoked it, in words, with the revocation's type and share when Apple gave them
+    /// ("refunded: an issue with the purchase (prorated refund 40%)").
     public var revocationReasonName: String {
+        if terms.revocationType == RevocationType.familyRevoke.rawValue { return "family sharing ended" }
+        let kind = RevocationType.describe(raw: terms.revocationType, percentage: terms.revocationPercentage).map { " (\($0))" } ?? ""
         switch revocationReason {
-        case 1: return "refunded: an issue with the purchase"
-        case 0: return "refunded for another reason"
-        default: return "revoked"
+        case 1: return "refunded: an issue with the purchase" + kind
+        case 0: return "refunded for another reason" + kind
+        default: return "revoked" + kind
         }
     }
 }

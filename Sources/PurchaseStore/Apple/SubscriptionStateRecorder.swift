@@ -28,7 +28,12 @@ extension PurchaseLedger {
                 state.signedDate = signed
             }
             if type == "REFUND" { state.refundCount += 1 }
-            if type == "REFUND_REVERSED" { state.revocationDate = nil; state.revocationReason = nil }
+            if type == "REFUND_REVERSED" {
+                state.revocationDate = nil
+                state.revocationReason = nil
+                state.terms.revocationType = nil
+                state.terms.revocationPercentage = nil
+            }
             state.customerId = customerId ?? state.customerId
             state.updatedAt = now
             try saveSubscriptionState(state)
@@ -111,6 +116,7 @@ extension PurchaseLedger {
             state.billingRetrySince = nil
             state.gracePeriodExpiresDate = nil
         }
+        state.terms.merge(transaction, renewal)
         state.lastEvent = event
     }
 
@@ -124,8 +130,8 @@ extension PurchaseLedger {
             .integer(s.revocationReason), .integer(s.refundCount), .text(s.lastEvent), .text(s.source), .date(s.signedDate),
             .date(s.updatedAt), .text(s.offerPeriod), .text(s.offerDiscountType),
             .text(s.eligibleWinBackOfferIds.isEmpty ? nil : s.eligibleWinBackOfferIds.joined(separator: " ")),
-        ]
-        let columns = Self.stateColumns
+        ] + s.terms.values
+        let columns = Self.stateColumns + SubscriptionTerms.columns
         let updates = columns.dropFirst().map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
         try database.execute("""
             INSERT INTO subscription_states (\(columns.joined(separator: ", ")))
@@ -167,14 +173,18 @@ extension PurchaseLedger {
         case ("EXPIRED", let sub): return ("expired", "expired \(day(purchase.expiresDate)) (\(sub ?? "no subtype"))")
         case ("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED"): return ("auto-renew off", "the customer turned off auto-renew")
         case ("DID_CHANGE_RENEWAL_STATUS", _): return ("auto-renew on", "the customer turned auto-renew back on")
+        case ("DID_CHANGE_RENEWAL_PREF", "UPGRADE"):
+            return ("upgraded", "upgraded to \(product) on \(day(purchase.purchaseDate)), at once")
         case ("DID_CHANGE_RENEWAL_PREF", let sub): return ("renewal preference", "renews into \(renewal?.autoRenewProductId ?? "?")\(sub.map { " (\($0.lowercased()))" } ?? "")")
         case ("OFFER_REDEEMED", _): return ("offer", "offer \(renewal?.offerIdentifier ?? transaction.offerIdentifier ?? "?") redeemed")
         case ("PRICE_INCREASE", "ACCEPTED"): return ("price increase", "the customer accepted the price increase to \(AppleMoney.format(renewal?.renewalPrice, currency: renewal?.currency) ?? "?")")
         case ("PRICE_INCREASE", _): return ("price increase", "price increase to \(AppleMoney.format(renewal?.renewalPrice, currency: renewal?.currency) ?? "?") awaiting consent")
-        case ("REFUND", _): return ("refund", "Apple refunded \(purchase.transactionId ?? "?")\(purchase.revocationReason == "1" ? ": an issue with the purchase" : "")")
+        case ("REFUND", _):
+            let kind = RevocationType.describe(raw: purchase.revocationTypeRaw, percentage: purchase.revocationPercentage).map { " (\($0))" } ?? ""
+            return ("refund", "Apple refunded \(purchase.transactionId ?? "?")\(purchase.revocationReason == "1" ? ": an issue with the purchase" : "")\(kind)")
         case ("REFUND_DECLINED", _): return ("refund declined", "Apple declined the refund request for \(purchase.transactionId ?? "?")")
         case ("REFUND_REVERSED", _): return ("refund reversed", "Apple reversed the refund of \(purchase.transactionId ?? "?")")
-        case ("REVOKE", _): return ("revoked", "family sharing of \(product) ended")
+        case ("REVOKE", _): return ("revoked", "family sharing of \(product) ended for this family member (transaction \(purchase.transactionId ?? "?")); the organiser's purchase is untouched")
         case ("RENEWAL_EXTENDED", _): return ("extended", "renewal date extended to \(day(purchase.expiresDate))")
         case ("RENEWAL_EXTENSION", let sub): return ("mass extension", "mass extension \(sub?.lowercased() ?? "update")")
         case ("CONSUMPTION_REQUEST", _): return ("refund requested", "the customer asked Apple for a refund of \(purchase.transactionId ?? "?"); Apple asks for consumption information")

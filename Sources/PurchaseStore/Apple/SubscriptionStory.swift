@@ -41,7 +41,10 @@ public enum SubscriptionStory {
                 parts.append("active until \(on(state.expiresDate)), will not renew: auto-renew is off")
             } else {
                 var renews = "active, renews \(on(state.renewalDate ?? state.expiresDate))"
-                if let next = state.autoRenewProductId, next != state.productId { renews += " into \(next)" }
+                if let next = state.autoRenewProductId, next != state.productId {
+                    // A downgrade or crossgrade takes effect at the renewal; an upgrade would have at once.
+                    renews = "active as \(state.productId ?? "?") until \(on(state.renewalDate ?? state.expiresDate)), then changes to \(next) (a downgrade or crossgrade the customer chose)"
+                }
                 if let price = AppleMoney.format(state.renewalPrice, currency: state.currency) { renews += " at \(price)" }
                 parts.append(renews)
             }
@@ -53,7 +56,7 @@ public enum SubscriptionStory {
             if let grace = state.gracePeriodExpiresDate { line += ", grace period ended \(on(grace))" }
             parts.append(line)
         case 5:
-            let why = state.lastEvent?.hasPrefix("REVOKE") == true ? "family sharing ended" : state.revocationReasonName
+            let why = state.lastEvent?.hasPrefix("REVOKE") == true ? "family sharing ended for this family member" : state.revocationReasonName
             parts.append("revoked \(on(state.revocationDate)): \(why)")
         case 2:
             if state.revocationDate != nil {
@@ -65,6 +68,7 @@ public enum SubscriptionStory {
             parts.append("state unknown (Apple's status \(state.status.map(String.init) ?? "missing"))")
         }
         if let offer = state.offerName, state.status == 1 { parts.append(offer) }
+        if let money = state.terms.moneyLine(price: state.price, currency: state.currency, day: day) { parts.append(money) }
         if state.refundCount > 0 { parts.append("\(state.refundCount) refund\(state.refundCount == 1 ? "" : "s")") }
         return parts.joined(separator: "; ")
     }

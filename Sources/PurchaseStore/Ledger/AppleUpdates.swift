@@ -12,6 +12,8 @@ public struct AppleChange: Sendable, Equatable {
         case expiryChanged = "expiry-changed"
         /// Apple reversed a refund (REFUND_REVERSED): the transaction grants again.
         case reinstated
+        /// The customer upgraded from this period to another product: it stops at the upgrade.
+        case upgraded
     }
     public let kind: Kind
     public let transactionId: String
@@ -33,13 +35,24 @@ extension PurchaseLedger {
                 let revocation = fact.revocationDate ?? fact.cancellationDate
                 if let revocation, stored.revocationDate == nil, stored.cancellationDate == nil {
                     try database.execute("""
-                        UPDATE transactions SET revocation_date = ?, cancellation_date = ?, updated_by_apple_at = ?, version = version + 1
+                        UPDATE transactions SET revocation_date = ?, cancellation_date = ?, revocation_type = ?, revocation_percentage = ?,
+                                                is_upgraded = COALESCE(?, is_upgraded), updated_by_apple_at = ?, version = version + 1
                         WHERE transaction_id = ?
-                        """, [.date(fact.revocationDate), .date(fact.cancellationDate), .date(now), .text(fact.transactionId)])
-                    try database.execute("UPDATE orders SET status = 'refunded', version = version + 1 WHERE transaction_id = ?",
-                                         [.text(fact.transactionId)])
-                    changes.append(AppleChange(kind: .refunded, transactionId: fact.transactionId, customerId: stored.customerId,
-                                               detail: "refunded \(RFC3339.format(revocation))"))
+                        """, [.date(fact.revocationDate), .date(fact.cancellationDate), .text(fact.revocationTypeRaw),
+                              .integer(fact.revocationPercentage), .integer(fact.isUpgraded.map { $0 ? 1 : 0 }), .date(now), .text(fact.transactionId)])
+                    if fact.isUpgraded != true {  // an upgrade is not a refund: the order stays paid
+                        try database.execute("UPDATE orders SET status = 'refunded', version = version + 1 WHERE transaction_id = ?",
+                                             [.text(fact.transactionId)])
+                    }
+                    changes.append(Self.revocationChange(fact, at: revocation, customerId: stored.customerId))
+                } else if revocation != nil, fact.revocationTypeRaw != nil,
+                          try Self.revocationFactsDiffer(row, fact) {
+                    // Apple said more about a revocation already recorded (its type and share).
+                    try database.execute("""
+                        UPDATE transactions SET revocation_type = ?, revocation_percentage = ?, updated_by_apple_at = ?, version = version + 1
+                        WHERE transaction_id = ?
+                        """, [.text(fact.revocationTypeRaw), .integer(fact.revocationPercentage), .date(now), .text(fact.transactionId)])
+                    changes.append(Self.revocationChange(fact, at: revocation ?? now, customerId: stored.customerId))
                 }
                 if let expires = fact.expiresDate, expires != stored.expiresDate,
                    abs(expires.timeIntervalSince(stored.expiresDate ?? .distantPast)) >= 0.001 {
@@ -52,11 +65,7 @@ extension PurchaseLedger {
                 try fillAppTransactionId(fact)
                 continue
             }
-            let owner = try fact.originalTransactionId.flatMap { original in
-                try database.queryFirst("""
-                    SELECT customer_id FROM transactions WHERE original_transaction_id = ? OR transaction_id = ? LIMIT 1
-                    """, [.text(original), .text(original)])?.string("customer_id")
-            } ?? customerHint
+            let owner = try ownerOfAppleFact(fact, byTransactionId: false) ?? customerHint
             guard let owner, let receiptId else { continue }
             try ensureCustomer(owner, now: now)
             var matcher = OrderMatcher(database: database, customerId: owner)
@@ -70,5 +79,55 @@ extension PurchaseLedger {
                                        detail: "\(fact.productId) bought \(fact.purchaseDate.map(RFC3339.format) ?? "?")"))
         }
         return changes
+    }
+}
+
+extension PurchaseLedger {
+    /// The customer an Apple fact belongs to: the owner of its transaction id, else of its
+    /// original transaction. A family member's copy (`FAMILY_SHARED`) has its own transaction id
+    /// but the organiser's original: it belongs only to a customer who already holds a
+    /// family-shared copy of that original (when exactly one customer does, and did not buy it
+    /// too), never to the organiser by the original alone.
+    func ownerOfAppleFact(_ fact: IncomingTransaction, byTransactionId: Bool = true) throws -> String? {
+        if byTransactionId, let owner = try database.queryFirst("SELECT customer_id FROM transactions WHERE transaction_id = ?",
+                                                                 [.text(fact.transactionId)])?.string("customer_id") {
+            return owner
+        }
+        guard let original = fact.originalTransactionId else { return nil }
+        if fact.isFamilyShared {
+            // Several family members may hold copies of one original: only a single one is sure,
+            // and never the organiser (who also bought it).
+            let members = try database.query("""
+                SELECT DISTINCT customer_id FROM transactions WHERE original_transaction_id = ? AND ownership_type = 'FAMILY_SHARED'
+                  AND customer_id NOT IN (SELECT customer_id FROM transactions WHERE (original_transaction_id = ? OR transaction_id = ?)
+                                            AND (ownership_type IS NULL OR ownership_type <> 'FAMILY_SHARED'))
+                LIMIT 2
+                """, [.text(original), .text(original), .text(original)]).compactMap { $0.string("customer_id") }
+            return members.count == 1 ? members.first : nil
+        }
+        return try database.queryFirst("""
+            SELECT customer_id FROM transactions WHERE (original_transaction_id = ? OR transaction_id = ?)
+              AND (ownership_type IS NULL OR ownership_type <> 'FAMILY_SHARED') LIMIT 1
+            """, [.text(original), .text(original)])?.string("customer_id")
+    }
+
+    /// The change a revocation made, in words that say its kind: "refunded … (prorated refund
+    /// 40%)", "family sharing revoked …", "upgraded …".
+    static func revocationChange(_ fact: IncomingTransaction, at date: Date, customerId: String) -> AppleChange {
+        let when = RFC3339.format(date)
+        if fact.isUpgraded == true {
+            return AppleChange(kind: .upgraded, transactionId: fact.transactionId, customerId: customerId, detail: "upgraded \(when)")
+        }
+        if fact.revocationTypeRaw == RevocationType.familyRevoke.rawValue {
+            return AppleChange(kind: .refunded, transactionId: fact.transactionId, customerId: customerId,
+                               detail: "family sharing revoked \(when)")
+        }
+        let kind = RevocationType.describe(raw: fact.revocationTypeRaw, percentage: fact.revocationPercentage).map { " (\($0))" } ?? ""
+        return AppleChange(kind: .refunded, transactionId: fact.transactionId, customerId: customerId, detail: "refunded \(when)\(kind)")
+    }
+
+    /// Whether a stored row's revocation type or share differs from what Apple now says.
+    static func revocationFactsDiffer(_ row: SQLRow, _ fact: IncomingTransaction) throws -> Bool {
+        row.string("revocation_type") != fact.revocationTypeRaw || row.int("revocation_percentage") != fact.revocationPercentage
     }
 }

@@ -53,7 +53,10 @@ extension PurchaseLedger {
                           purchaseDate: row.date("purchase_date"), expiresDate: row.date("expires_date"),
                           revocationDate: row.date("revocation_date"), cancellationDate: row.date("cancellation_date"),
                           quantity: row.int("quantity") ?? 1, appAccountToken: row.string("app_account_token"),
-                          firstReceiptId: row.int("first_receipt_id") ?? 0, repeatArrivals: row.int("repeat_arrivals") ?? 0)
+                          firstReceiptId: row.int("first_receipt_id") ?? 0, repeatArrivals: row.int("repeat_arrivals") ?? 0,
+                          ownershipType: row.string("ownership_type"), revocationType: row.string("revocation_type"),
+                          revocationPercentage: row.int("revocation_percentage"), isUpgraded: row.int("is_upgraded").map { $0 == 1 },
+                          billingPlanType: row.string("billing_plan_type"), commitment: Self.commitment(row))
     }
 
     static func receiptRecord(_ row: SQLRow) -> ReceiptRecord {
@@ -78,5 +81,12 @@ extension PurchaseLedger {
                        openedAt: row.date("opened_at") ?? .distantPast, status: row.string("status") ?? "",
                        resolvedOwner: row.string("resolved_owner"), resolvedBy: row.string("resolved_by"),
                        resolvedAt: row.date("resolved_at"), resolutionReason: row.string("resolution_reason"))
+    }
+
+    /// The commitment stored with a transaction or subscription state; nil when none is.
+    static func commitment(_ row: SQLRow) -> TransactionCommitment? {
+        let c = TransactionCommitment(billingPeriodNumber: row.int("commitment_period"), totalBillingPeriods: row.int("commitment_periods"),
+                                      commitmentPrice: row.int("commitment_price"), commitmentExpiresDate: row.date("commitment_expires_date"))
+        return c == TransactionCommitment() ? nil : c
     }
 }

@@ -74,7 +74,9 @@ final class EntitlementCache {
             productId: transaction.productId, productType: transaction.productType, environment: transaction.environment,
             purchaseDate: Self.stored(transaction.purchaseDate), expiresDate: Self.stored(transaction.expiresDate),
             revocationDate: Self.stored(transaction.revocationDate), cancellationDate: Self.stored(transaction.cancellationDate),
-            quantity: transaction.quantity))
+            quantity: transaction.quantity, ownershipType: transaction.ownershipType,
+            revocationTypeRaw: transaction.revocationTypeRaw, revocationPercentage: transaction.revocationPercentage,
+            isUpgraded: transaction.isUpgraded == true))
     }
 
     /// A receipt just stored for `customer`: the newest, so its app purchase facts are the ones

@@ -33,7 +33,8 @@ extension PurchaseLedger {
     /// Read by position (`ownedTransaction`): keep the two in the same order.
     static let ownedTransactionColumns = """
         transaction_id, original_transaction_id, product_id, product_type, environment, purchase_date,
-        expires_date, revocation_date, cancellation_date, quantity
+        expires_date, revocation_date, cancellation_date, quantity, ownership_type, revocation_type,
+        revocation_percentage, is_upgraded
         """
 
     /// The transaction in `ownedTransactionColumns`, starting at column `first`.
@@ -45,7 +46,9 @@ extension PurchaseLedger {
                          environment: Environment(rawValue: c.string(first + 4) ?? "") ?? .unknown,
                          purchaseDate: c.date(first + 5), expiresDate: c.date(first + 6),
                          revocationDate: c.date(first + 7), cancellationDate: c.date(first + 8),
-                         quantity: c.int(first + 9) ?? 1)
+                         quantity: c.int(first + 9) ?? 1, ownershipType: c.string(first + 10),
+                         revocationTypeRaw: c.string(first + 11), revocationPercentage: c.int(first + 12),
+                         isUpgraded: c.int(first + 13) == 1)
     }
 
     /// Apple's billing grace periods (signed renewal info, kept in `subscription_states`).

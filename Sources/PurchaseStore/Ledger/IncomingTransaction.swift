@@ -10,13 +10,26 @@ struct IncomingTransaction {
     let environment: Environment
     let purchaseDate: Date?
     let expiresDate: Date?
-    let revocationDate: Date?
+    var revocationDate: Date?
     let cancellationDate: Date?
     let quantity: Int64
     let appAccountToken: String?
     let webOrderLineItemId: String?
     /// The app download it was bought in (StoreKit 2 transactions); links the customer's purchases.
     var appTransactionId: String? = nil
+    /// `PURCHASED` / `FAMILY_SHARED` as written.
+    var ownershipType: String? = nil
+    /// Apple's `revocationType` as written, and `revocationPercentage` (milliunits of a percent).
+    var revocationTypeRaw: String? = nil
+    var revocationPercentage: Int64? = nil
+    /// Apple's `isUpgraded` (nil: not said).
+    var isUpgraded: Bool? = nil
+    /// A 12-month commitment plan: `billingPlanType` as written, and `commitmentInfo`.
+    var billingPlanType: String? = nil
+    var commitment: TransactionCommitment? = nil
+
+    /// Whether a family organiser shares it (the member's own copy).
+    var isFamilyShared: Bool { ownershipType == OwnershipType.familyShared.rawValue }
 
     /// Every transaction a verified artefact carries, once each by transaction id, in purchase order.
     /// Purchases without a transaction id or product id cannot be recorded and are reported in `skipped`.
@@ -42,7 +55,9 @@ struct IncomingTransaction {
                 purchaseDate: purchase.purchaseDate, expiresDate: purchase.expiresDate,
                 revocationDate: purchase.revocationDate, cancellationDate: purchase.cancellationDate,
                 quantity: max(1, purchase.quantity ?? 1), appAccountToken: purchase.appAccountToken,
-                webOrderLineItemId: purchase.webOrderLineItemId, appTransactionId: purchase.appTransactionId))
+                webOrderLineItemId: purchase.webOrderLineItemId, appTransactionId: purchase.appTransactionId, ownershipType: purchase.ownershipType,
+                revocationTypeRaw: purchase.revocationTypeRaw, revocationPercentage: purchase.revocationPercentage,
+                isUpgraded: purchase.isUpgraded, billingPlanType: purchase.billingPlanTypeRaw, commitment: purchase.commitment))
         }
         result.sort { ($0.purchaseDate ?? .distantPast, $0.transactionId) < ($1.purchaseDate ?? .distantPast, $1.transactionId) }
         return (result, skipped)

@@ -35,7 +35,9 @@ extension PurchaseLedger {
         let now = clock()
         let facts = IncomingTransaction.all(in: artefact).transactions.map { fact -> IncomingTransaction in
             guard ["REFUND", "REVOKE"].contains(type), fact.revocationDate == nil, fact.cancellationDate == nil else { return fact }
-            return fact.revoked(at: notification.signedDate ?? now)
+            var revoked = fact.revoked(at: notification.signedDate ?? now)
+            if type == "REVOKE", revoked.revocationTypeRaw == nil { revoked.revocationTypeRaw = RevocationType.familyRevoke.rawValue }
+            return revoked
         }
         return try database.writeTransaction {
             if let previous = try database.queryFirst("SELECT outcome, customer_id FROM notifications WHERE notification_uuid = ?",
@@ -46,10 +48,7 @@ extension PurchaseLedger {
             }
             var owner: String?
             for fact in facts {
-                for id in [fact.originalTransactionId, fact.transactionId].compactMap({ $0 }) where owner == nil {
-                    owner = try database.queryFirst("SELECT customer_id FROM transactions WHERE transaction_id = ? OR original_transaction_id = ? LIMIT 1",
-                                                    [.text(id), .text(id)])?.string("customer_id")
-                }
+                if owner == nil { owner = try ownerOfAppleFact(fact) }
                 if owner == nil, let token = fact.appAccountToken {
                     owner = try database.queryFirst("SELECT customer_id FROM orders WHERE order_id = ? OR lower(app_account_token) = lower(?) LIMIT 1",
                                                     [.text(token), .text(token)])?.string("customer_id")
@@ -69,6 +68,7 @@ extension PurchaseLedger {
             }
             var changes = owner == nil ? [] : try applyAppleFacts(facts, customerHint: owner, receiptId: receiptId, now: now)
             if type == "REFUND_REVERSED", owner != nil { changes += try reinstate(facts, now: now) }
+            if type == "DID_CHANGE_RENEWAL_PREF", notification.subtype == "UPGRADE", owner != nil { changes += try markUpgraded(by: facts, now: now) }
             // A transaction Apple tells about again without changing it: a repeated arrival.
             let repeated = known.filter { id in !changes.contains { $0.transactionId == id } }
             try recordRepeats(repeated.map { ImportResult.TransactionReport(transactionId: $0, productId: "", outcome: .duplicate) },
@@ -121,8 +121,10 @@ extension PurchaseLedger {
         for fact in facts where fact.revocationDate == nil {
             guard let row = try database.queryFirst("SELECT customer_id, revocation_date FROM transactions WHERE transaction_id = ?",
                                                     [.text(fact.transactionId)]), row.date("revocation_date") != nil else { continue }
-            try database.execute("UPDATE transactions SET revocation_date = NULL, updated_by_apple_at = ?, version = version + 1 WHERE transaction_id = ?",
-                                 [.date(now), .text(fact.transactionId)])
+            try database.execute("""
+                UPDATE transactions SET revocation_date = NULL, revocation_type = NULL, revocation_percentage = NULL,
+                                        updated_by_apple_at = ?, version = version + 1 WHERE transaction_id = ?
+                """, [.date(now), .text(fact.transactionId)])
             try database.execute("UPDATE orders SET status = 'paid', version = version + 1 WHERE transaction_id = ? AND status = 'refunded'",
                                  [.text(fact.transactionId)])
             changes.append(AppleChange(kind: .reinstated, transactionId: fact.transactionId, customerId: row.string("customer_id") ?? "",
@@ -132,12 +134,40 @@ extension PurchaseLedger {
     }
 }
 
+extension PurchaseLedger {
+    /// An upgrade takes effect at once (`DID_CHANGE_RENEWAL_PREF` / `UPGRADE` carries the new
+    /// product's transaction, not the old one): the stored periods of the same original with
+    /// another product that were still running at the new purchase are marked upgraded and end
+    /// then, as Apple's own copy of them says (`isUpgraded`, revocation date at the upgrade) once
+    /// it is asked.
+    func markUpgraded(by facts: [IncomingTransaction], now: Date) throws -> [AppleChange] {
+        var changes: [AppleChange] = []
+        for fact in facts {
+            guard let original = fact.originalTransactionId, let at = fact.purchaseDate else { continue }
+            let rows = try database.query("""
+                SELECT transaction_id, customer_id, product_id, purchase_date, expires_date, revocation_date, cancellation_date
+                FROM transactions WHERE original_transaction_id = ? AND transaction_id <> ? AND product_id <> ?
+                """, [.text(original), .text(fact.transactionId), .text(fact.productId)])
+            for row in rows where row.date("revocation_date") == nil && row.date("cancellation_date") == nil
+                && (row.date("purchase_date").map { $0 <= at } ?? false) && (row.date("expires_date").map { $0 > at } ?? true) {
+                let id = row.string("transaction_id") ?? ""
+                try database.execute("""
+                    UPDATE transactions SET is_upgraded = 1, revocation_date = ?, updated_by_apple_at = ?, version = version + 1
+                    WHERE transaction_id = ? AND revocation_date IS NULL
+                    """, [.date(at), .date(now), .text(id)])
+                changes.append(AppleChange(kind: .upgraded, transactionId: id, customerId: row.string("customer_id") ?? "",
+                                           detail: "upgraded to \(fact.productId) on \(RFC3339.format(at))"))
+            }
+        }
+        return changes
+    }
+}
+
 extension IncomingTransaction {
     /// The same transaction, revoked at `date`.
     func revoked(at date: Date) -> IncomingTransaction {
-        IncomingTransaction(transactionId: transactionId, originalTransactionId: originalTransactionId, productId: productId,
-                            productType: productType, environment: environment, purchaseDate: purchaseDate, expiresDate: expiresDate,
-                            revocationDate: date, cancellationDate: cancellationDate, quantity: quantity,
-                            appAccountToken: appAccountToken, webOrderLineItemId: webOrderLineItemId, appTransactionId: appTransactionId)
+        var copy = self
+        copy.revocationDate = date
+        return copy
     }
 }

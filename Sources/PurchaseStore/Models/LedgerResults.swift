@@ -76,6 +76,26 @@ public struct TransactionRecord: Sendable, Equatable {
     public let firstReceiptId: Int64
     /// How many times it arrived again after it was recorded (see `arrivals(ofTransaction:)`).
     public var repeatArrivals: Int64 = 0
+    /// `PURCHASED` / `FAMILY_SHARED` as Apple wrote it (nil: not said).
+    public var ownershipType: String? = nil
+    /// Apple's `revocationType` as written, and its `revocationPercentage` (milliunits of a percent).
+    public var revocationType: String? = nil
+    public var revocationPercentage: Int64? = nil
+    /// Apple's `isUpgraded`.
+    public var isUpgraded: Bool? = nil
+    /// A 12-month commitment plan: `billingPlanType` as written, and the commitment.
+    public var billingPlanType: String? = nil
+    public var commitment: TransactionCommitment? = nil
+
+    /// Whether a family organiser shares it with this customer.
+    public var isFamilyShared: Bool { ownershipType == OwnershipType.familyShared.rawValue }
+
+    /// What Apple's revocation was, in words ("prorated refund 40%", "family sharing revoked",
+    /// "upgraded"); nil when not revoked or not said.
+    public var revocationWords: String? {
+        if isUpgraded == true { return "upgraded" }
+        return RevocationType.describe(raw: revocationType, percentage: revocationPercentage)
+    }
 }
 
 /// A stored receipt (without its raw bytes).

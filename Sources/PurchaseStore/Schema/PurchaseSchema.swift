@@ -212,6 +212,7 @@ public enum PurchaseSchema {
         Migration("0007-audit-database-user") { _ in
             ["ALTER TABLE audit_log ADD COLUMN db_user TEXT"]
         },
+        EntitlementFieldsSchema.migration,
         AppleIdentifiersSchema.migration,
         MoneySchema.migration,
     ]

@@ -168,9 +168,10 @@ extension SimulatorState {
     }
 
     /// The customer chose another product of the group. A downgrade takes effect at the next
-    /// renewal (`autoRenewProductId`); an upgrade at once, as Apple does: a new transaction of
-    /// `productId` from `date` for as long as the current period lasts. `DID_CHANGE_RENEWAL_PREF`
-    /// with `UPGRADE` or `DOWNGRADE`.
+    /// renewal (`autoRenewProductId`); an upgrade at once, as Apple does: the current period is
+    /// marked `isUpgraded` and ends at `date` (its revocation date, no reason), and a new
+    /// transaction of `productId` runs from `date` for as long as the current period lasts.
+    /// `DID_CHANGE_RENEWAL_PREF` with `UPGRADE` or `DOWNGRADE`.
     @discardableResult
     public func changeRenewalPreference(originalTransactionId: String, to productId: String, upgrade: Bool,
                                         date: Date) throws -> MintedNotification {
@@ -180,6 +181,10 @@ extension SimulatorState {
             renewal.autoRenewProductId = productId
             records.subscriptions[originalTransactionId] = renewal
             guard upgrade else { return latest }
+            var upgraded = latest
+            upgraded.isUpgraded = true
+            upgraded.revocation = IssuedTransaction.Revocation(date: SimulatorRecords.wholeMilliseconds(date), reason: nil)
+            records.transactions[latest.transactionId] = upgraded
             let length = (latest.expiresDate ?? date).timeIntervalSince(latest.purchaseDate)
             var purchase = SimulatedPurchase(productId: productId, type: .autoRenewable, purchaseDate: date,
                                              expiresDate: date.addingTimeInterval(max(length, 86_400)),
