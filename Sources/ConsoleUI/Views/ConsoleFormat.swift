@@ -134,4 +134,14 @@ enum ConsoleFormat {
         }
         return spans
     }
+
+    /// How Apple ended a transaction, after its id: "✗ refunded", "✗ prorated refund 40%",
+    /// "✗ family sharing revoked", or "↑ upgraded" (not a refund).
+    static func revocation(_ t: TransactionRecord) -> Span {
+        if t.isUpgraded == true { return Span("  ↑ upgraded", CellStyle(.accent)) }
+        if let words = t.revocationWords, t.revocationType != RevocationType.refundFull.rawValue {
+            return Span("  ✗ " + words, CellStyle(.danger))
+        }
+        return Span("  ✗ refunded", CellStyle(.danger))
+    }
 }

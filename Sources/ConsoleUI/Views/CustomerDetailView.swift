@@ -104,7 +104,8 @@ enum CustomerDetailView {
         // What says something is wrong comes right after the id, so a narrow pane cuts the
         // product and the dates, never the refund, the conflict or the environment.
         var spans: StyledLine = [Span(prefix, .muted)] + ConsoleFormat.highlighted(t.transactionId, .plain, highlight)
-        if t.revocationDate != nil || t.cancellationDate != nil { spans.append(Span("  ✗ refunded", CellStyle(.danger))) }
+        if t.revocationDate != nil || t.cancellationDate != nil { spans.append(ConsoleFormat.revocation(t)) }
+        if t.isFamilyShared { spans.append(Span("  family shared", CellStyle(.accent))) }
         if t.binding == "ambiguous" { spans.append(Span("  ⚠ ambiguous order", CellStyle(.warning))) }
         let environment = ConsoleFormat.environment(t.environment)
         if environment != .production { spans += [Span("  "), ConsoleFormat.badge(environment)] }
@@ -113,6 +114,9 @@ enum CustomerDetailView {
         if t.quantity > 1 { spans.append(Span(" ×\(t.quantity)")) }
         if let date = t.purchaseDate { spans.append(Span("  " + ConsoleFormat.date(date), .muted)) }
         if let expires = t.expiresDate { spans.append(Span("  expires " + ConsoleFormat.date(expires), .muted)) }
+        if let plan = t.billingPlanType {
+            spans.append(Span("  " + BillingPlanType.describe(plan) + (t.commitment?.billingPeriodNumber.map { " \($0)/\(t.commitment?.totalBillingPeriods.map(String.init) ?? "?")" } ?? ""), .muted))
+        }
         return DetailLine(spans, action: .open(.transaction(t.transactionId)))
     }
 }

@@ -63,12 +63,17 @@ enum ListRowFormatter {
         case .transaction(_, let t):
             let r = t.record
             var env: StyledLine = [ConsoleFormat.badge(ConsoleFormat.environment(r.environment))]
-            if r.revocationDate != nil || r.cancellationDate != nil { env = [Span("✗ refund", CellStyle(.danger, bold: true))] }
+            if r.revocationDate != nil || r.cancellationDate != nil {
+                env = r.isUpgraded == true ? [Span("↑ upgraded", CellStyle(.accent, bold: true))] : [Span("✗ refund", CellStyle(.danger, bold: true))]
+            }
             if t.inOpenConflict { env = [Span("⚠ conflict", CellStyle(.warning, bold: true))] }
             let idWidth = wide ? 16 : 12
             let shown = DisplayWidth.of(r.transactionId) > idWidth ? ConsoleFormat.shortId(r.transactionId, idWidth) : r.transactionId
             let productWidth = max(4, width - idWidth - 10 - 3 - (wide ? 13 : 0))
-            cells = [.init(id(shown), idWidth), .init(id(ConsoleFormat.product(r.productId, width: productWidth)), nil)]
+            // A family member's copy says so after its product (Family Sharing, not bought by them).
+            let family = r.isFamilyShared ? " family" : ""
+            cells = [.init(id(shown), idWidth),
+                     .init(id(ConsoleFormat.product(r.productId, width: max(4, productWidth - family.count))) + (family.isEmpty ? [] : [Span(family, CellStyle(.accent))]), nil)]
                 + (wide ? [.init(id(r.customerId), 12)] : []) + [.init(env, 10)]
         case .receipt(_, let r):
             let record = r.record

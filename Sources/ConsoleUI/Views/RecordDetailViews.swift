@@ -39,8 +39,22 @@ enum RecordDetailViews {
         lines.append(DetailLines.field("quantity", [Span(String(t.quantity))]))
         if let date = t.purchaseDate { lines.append(DetailLines.field("purchased", [Span(ConsoleFormat.dateTime(date))])) }
         if let date = t.expiresDate { lines.append(DetailLines.field("expires", [Span(ConsoleFormat.dateTime(date))])) }
+        if t.isFamilyShared {
+            lines.append(DetailLines.field("ownership", [Span("family shared", CellStyle(.accent)), Span("  a family organiser's purchase, this member's own copy", .muted)]))
+        }
         if let date = t.revocationDate ?? t.cancellationDate {
-            lines.append(DetailLines.field("refunded", [Span("✗ " + ConsoleFormat.dateTime(date), CellStyle(.danger, bold: true))]))
+            if t.isUpgraded == true {
+                lines.append(DetailLines.field("upgraded", [Span("↑ " + ConsoleFormat.dateTime(date), CellStyle(.accent, bold: true)),
+                                                            Span("  stopped granting at the upgrade", .muted)]))
+            } else {
+                lines.append(DetailLines.field("refunded", [Span("✗ " + ConsoleFormat.dateTime(date), CellStyle(.danger, bold: true))]
+                                               + (t.revocationWords.map { [Span("  " + $0, CellStyle(.danger))] } ?? [])))
+            }
+        }
+        if t.billingPlanType != nil || t.commitment != nil {
+            var text = t.billingPlanType.map(BillingPlanType.describe) ?? "commitment plan"
+            if let c = t.commitment { text += ", " + c.describe(currency: nil, day: ConsoleFormat.date) }
+            lines.append(DetailLines.field("billing plan", [Span(text)]))
         }
         var binding: StyledLine = [Span(t.binding, t.binding == "ambiguous" ? CellStyle(.warning) : .plain)]
         if let order = t.orderId { binding += [Span(" → order "), Span(order, .bold)] }

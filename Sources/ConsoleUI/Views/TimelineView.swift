@@ -27,6 +27,9 @@ struct TimelineModel {
     }
 
     var lanes: [Lane] = []
+    /// What the bars cannot say, one line each: an upgrade and to what, a prorated refund's
+    /// share, a family revoke, a downgrade or crossgrade and when it takes effect.
+    var notes: [String] = []
     let now: Date
 
     init(_ detail: CustomerDetail, now: Date) {
@@ -62,6 +65,7 @@ struct TimelineModel {
             byLane[key]?.marks.append(.apple(event.occurredAt, event.kind))
         }
         lanes = order.compactMap { byLane[$0] }
+        notes = Self.notes(transactions, states: detail.apple?.states ?? [])
         var manual = Lane(label: "grants", marks: [])
         for grant in detail.summary.grants {
             manual.marks.append(.grant(grant.startsAt, grant.revokedAt ?? grant.endsAt))
@@ -71,6 +75,32 @@ struct TimelineModel {
         if !manual.marks.isEmpty { lanes.append(manual) }
         let checks = detail.attempts.map { Mark.reverify($0.attemptedAt) }
         if !checks.isEmpty { lanes.append(Lane(label: "re-verified", marks: checks)) }
+    }
+
+    /// The timeline's notes, oldest first (see `notes`).
+    static func notes(_ transactions: [TransactionRecord], states: [SubscriptionState]) -> [String] {
+        var dated: [(Date, String)] = []
+        for t in transactions {
+            guard let at = t.revocationDate ?? t.cancellationDate else { continue }
+            let day = ConsoleFormat.date(at)
+            if t.isUpgraded == true {
+                let target = transactions.filter {
+                    $0.originalTransactionId == t.originalTransactionId && $0.productId != t.productId
+                        && ($0.purchaseDate.map { date in t.purchaseDate.map { date >= $0 } ?? true } ?? false)
+                }.min { ($0.purchaseDate ?? .distantFuture) < ($1.purchaseDate ?? .distantFuture) }
+                dated.append((at, "↑ \(t.productId) upgraded to \(target?.productId ?? "another product of the group") on \(day)"))
+            } else if t.revocationType == RevocationType.familyRevoke.rawValue {
+                dated.append((at, "✗ \(t.productId) family sharing revoked on \(day) (this member's copy)"))
+            } else if t.revocationType == RevocationType.refundProrated.rawValue, let words = t.revocationWords {
+                dated.append((at, "✗ \(t.productId) \(words) on \(day)"))
+            }
+        }
+        for s in states where s.status == 1 {
+            guard let next = s.autoRenewProductId, let product = s.productId, next != product, s.autoRenew != false else { continue }
+            let at = s.renewalDate ?? s.expiresDate
+            dated.append((at ?? .distantFuture, "→ \(product) changes to \(next) at the renewal on \(at.map(ConsoleFormat.date) ?? "(date unknown)") (downgrade or crossgrade)"))
+        }
+        return dated.sorted { $0.0 < $1.0 }.map(\.1)
     }
 
     /// The dates the axis must span.
@@ -158,6 +188,7 @@ enum TimelineView {
         out.append([Span(" ▕█ subscription  ● purchase  ✗ refund/revoked  ◆ grant  ↻ re-verified", .muted)])
         let hasApple = model.lanes.contains { $0.marks.contains { if case .apple = $0 { return true } else { return false } } }
         if hasApple { out.append([Span(TimelineGlyph.legend, .muted)]) }
+        for note in model.notes.suffix(maxLanes) { out.append([Span(" " + DisplayWidth.truncate(note, to: max(10, width - 2)), .muted)]) }
         return out
     }
 

@@ -83,7 +83,11 @@ public struct CaseFile: Sendable {
         if s.transactions.isEmpty { out.append("None.") } else {
             out += ["| transaction | product | environment | purchased | expires | refunded | order | arrived again |", "|---|---|---|---|---|---|---|---|"]
             for t in s.transactions {
-                out.append("| \(t.transactionId) | \(cell(t.productId)) | \(t.environment) | \(d(t.purchaseDate)) | \(d(t.expiresDate)) | \(d(t.revocationDate ?? t.cancellationDate)) | \(t.orderId.map(cell) ?? t.binding) | \(t.repeatArrivals) |")
+                let product = cell(t.productId) + (t.isFamilyShared ? " (family shared)" : "")
+                    + (t.billingPlanType.map { ", \(BillingPlanType.describe($0))" } ?? "")
+                    + (t.commitment.map { ", " + cell($0.describe(currency: nil, day: { RFC3339.format($0) })) } ?? "")
+                let refunded = d(t.revocationDate ?? t.cancellationDate) + (t.revocationWords.map { " (\(cell($0)))" } ?? "")
+                out.append("| \(t.transactionId) | \(product) | \(t.environment) | \(d(t.purchaseDate)) | \(d(t.expiresDate)) | \(refunded) | \(t.orderId.map(cell) ?? t.binding) | \(t.repeatArrivals) |")
             }
         }
         out += ["", "## Receipts", ""]
@@ -157,7 +161,7 @@ public struct CaseFile: Sendable {
                          ("productId", .string(t.productId)), ("environment", .string(t.environment)), ("purchaseDate", .date(t.purchaseDate)),
                          ("expiresDate", .date(t.expiresDate)), ("revocationDate", .date(t.revocationDate)),
                          ("cancellationDate", .date(t.cancellationDate)), ("orderId", .string(t.orderId)), ("binding", .string(t.binding)),
-                         ("repeatArrivals", .int(t.repeatArrivals))])
+                         ("repeatArrivals", .int(t.repeatArrivals))] + Self.entitlementChangeMembers(t))
             })),
             ("receipts", .array(s.receipts.map { r in
                 .object([("receiptId", .int(r.receiptId)), ("sha256", .string(r.sha256)), ("format", .string(r.format)),
@@ -187,5 +191,22 @@ public struct CaseFile: Sendable {
                          ("target", .string(e.target)), ("details", .string(e.details)), ("hash", .string(e.hash))])
             })),
         ])
+    }
+
+    /// Apple's entitlement changes on a transaction, only those it has (so older case files read
+    /// the same): ownership, revocation type and share, upgrade, billing plan and commitment.
+    static func entitlementChangeMembers(_ t: TransactionRecord) -> [(String, JSONValue)] {
+        var members: [(String, JSONValue)] = []
+        if let v = t.ownershipType { members.append(("ownershipType", .string(v))) }
+        if let v = t.revocationType { members.append(("revocationType", .string(v))) }
+        if let v = t.revocationPercentage { members.append(("revocationPercentage", .int(v))) }
+        if let v = t.isUpgraded { members.append(("isUpgraded", .bool(v))) }
+        if let v = t.billingPlanType { members.append(("billingPlanType", .string(v))) }
+        if let c = t.commitment {
+            members.append(("commitment", .object([("billingPeriodNumber", .int(c.billingPeriodNumber)), ("totalBillingPeriods", .int(c.totalBillingPeriods)),
+                                                   ("periodsLeft", .int(c.periodsLeft)), ("commitmentPrice", .int(c.commitmentPrice)),
+                                                   ("commitmentExpiresDate", .date(c.commitmentExpiresDate))])))
+        }
+        return members
     }
 }

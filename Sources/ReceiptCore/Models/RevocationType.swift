@@ -22,8 +22,10 @@ public enum RevocationType: String, Sendable {
     /// (an unknown raw value), or nil without a type.
     public static func describe(raw: String?, percentage: Int64?) -> String? {
         guard let raw else { return percentage.map { "refunded \(RevocationPercentage.format($0))" } }
-        var text = RevocationType(rawValue: raw)?.words ?? "revocation type \(raw)"
-        if let percentage { text += " \(RevocationPercentage.format(percentage))" }
+        let type = RevocationType(rawValue: raw)
+        var text = type?.words ?? "revocation type \(raw)"
+        // A family revoke is the member's whole copy: a share says nothing more.
+        if let percentage, type != .familyRevoke { text += " \(RevocationPercentage.format(percentage))" }
         return text
     }
 }

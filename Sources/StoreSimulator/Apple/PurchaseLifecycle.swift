@@ -52,7 +52,7 @@ extension SimulatorState {
             }
             transaction.inAppOwnershipType = "FAMILY_SHARED"
             transaction.revocation = IssuedTransaction.Revocation(date: SimulatorRecords.wholeMilliseconds(date), reason: 0,
-                                                                  type: "FAMILY_REVOKE", percentage: 100_000)
+                                                                  type: "FAMILY_REVOKE")
             records.transactions[transactionId] = transaction
         }
         return try mintNotification(type: "REVOKE", transactionId: transactionId, signedDate: date)
