@@ -92,6 +92,6 @@ struct DecodeCommandTests {
     @Test func samplesCommandDecodesEverySample() throws {
         let output = try CLIRunner.run(["samples"])
         #expect(output.status == 0)
-        #expect(output.stdout.contains("21 samples: 5 invalid, 3 unsigned, 5 unverifiable, 8 valid"), "\(output.stdout.suffix(200))")
+        #expect(output.stdout.contains("23 samples: 5 invalid, 5 unsigned, 5 unverifiable, 8 valid"), "\(output.stdout.suffix(200))")
     }
 }
