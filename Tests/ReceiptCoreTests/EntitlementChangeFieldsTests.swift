@@ -110,4 +110,13 @@ struct EntitlementChangeFieldsTests {
         #expect(tree.first(labelled: "revocationPercentage")?.value == "50000  (50% refunded or revoked)")
         #expect(tree.first(labelled: "isUpgraded")?.warnings.first?.kind == .upgraded)
     }
+
+    @Test("decode --json carries the fields")
+    func reportCarriesThem() throws {
+        let artefact = try ReceiptDecoder.decode(try SampleFiles.bytes("transaction-with-revocation-payload.json"))
+        let report = DecodeReport.json(artefact, verdict: ReceiptVerifier(trust: SampleFiles.apple).verify(artefact), now: Date(timeIntervalSince1970: 1_800_000_000))
+        guard case .array(let purchases) = report["purchases"], let p = purchases.first else { Issue.record("no purchases"); return }
+        #expect(p["revocationType"] == .string("REFUND_PRORATED") && p["revocationPercentage"] == .int(50_000))
+        #expect(p["isUpgraded"] == .bool(true) && p["ownershipType"] == .string("PURCHASED"))
+    }
 }

@@ -91,6 +91,15 @@ public enum DecodeReport {
             ("promotionalOfferId", .string(p.promotionalOfferId)),
             ("appAccountToken", .string(p.appAccountToken)),
             ("productType", .string(p.productType?.rawValue)),
+            ("ownershipType", .string(p.ownershipType)),
+            ("revocationType", .string(p.revocationTypeRaw)),
+            ("revocationPercentage", .int(p.revocationPercentage)),
+            ("isUpgraded", .bool(p.isUpgraded)),
+            ("billingPlanType", .string(p.billingPlanTypeRaw)),
+            ("commitment", p.commitment.map { c in
+                .object([("billingPeriodNumber", .int(c.billingPeriodNumber)), ("totalBillingPeriods", .int(c.totalBillingPeriods)),
+                         ("commitmentPrice", .int(c.commitmentPrice)), ("commitmentExpiresDate", .date(c.commitmentExpiresDate))])
+            } ?? .null),
         ])
     }
 
@@ -105,6 +114,12 @@ public enum DecodeReport {
             ("gracePeriodExpiresDate", .date(r.gracePeriodExpiresDate)),
             ("renewalDate", .date(r.renewalDate)),
             ("recentSubscriptionStartDate", .date(r.recentSubscriptionStartDate)),
+            ("renewalBillingPlanType", .string(r.renewalBillingPlanTypeRaw)),
+            ("commitment", r.commitment.map { c in
+                .object([("autoRenewProductId", .string(c.autoRenewProductId)), ("autoRenewStatus", .int(c.autoRenewStatus)),
+                         ("renewalBillingPlanType", .string(c.renewalBillingPlanTypeRaw)), ("renewalDate", .date(c.renewalDate)),
+                         ("renewalPrice", .int(c.renewalPrice))])
+            } ?? .null),
         ])
     }
 
