@@ -83,11 +83,13 @@ public struct TransactionCommitment: Sendable, Equatable {
 ///                        "commitmentRenewalBillingPlanType": "MONTHLY", "commitmentRenewalDate": 1698149500000,
 ///                        "commitmentRenewalPrice": 9990}
 public struct RenewalCommitment: Sendable, Equatable {
+    /// The product the subscription renews into when the commitment ends.
     public var autoRenewProductId: String?
     /// 1 the commitment renews, 0 it does not.
     public var autoRenewStatus: Int64?
     /// The billing plan after renewal, as Apple wrote it.
     public var renewalBillingPlanTypeRaw: String?
+    /// When the commitment renews (or ends).
     public var renewalDate: Date?
     /// Milliunits of the renewal info's currency.
     public var renewalPrice: Int64?
@@ -110,6 +112,7 @@ public struct RenewalCommitment: Sendable, Equatable {
         renewalPrice = try object.int("commitmentRenewalPrice")
     }
 
+    /// The billing plan after renewal, when the raw value is one Apple documents.
     public var renewalBillingPlanType: BillingPlanType? { renewalBillingPlanTypeRaw.flatMap(BillingPlanType.init(rawValue:)) }
 }
 

@@ -87,9 +87,10 @@ enum JSONTree {
             case .refundFull?, nil: warnings.append(TreeWarning(.revoked, "\(words) by Apple"))
             }
         case "revocationPercentage":
+            // A share that is not an integer keeps its raw text (nothing to add).
             if let share = try? object.int(key) { text = "\(text)  (\(RevocationPercentage.format(share)) refunded or revoked)" }
         case "isUpgraded", "is_upgraded":
-            if (try? object.bool(key)) == true {
+            if (try? object.bool(key)) == true {  // a value that is not a boolean is shown raw, without the warning
                 warnings.append(TreeWarning(.upgraded, "upgraded to another subscription of the group: stops granting at the upgrade"))
             }
         case "billingPlanType", "renewalBillingPlanType":

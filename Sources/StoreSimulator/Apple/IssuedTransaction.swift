@@ -89,12 +89,16 @@ public struct IssuedTransaction: Codable, Sendable, Equatable {
 
     /// A 12-month commitment's facts as Apple signs them in `commitmentInfo`.
     public struct Commitment: Codable, Sendable, Equatable {
+        /// Which period of the commitment this transaction pays (1 …).
         public var billingPeriodNumber: Int64
+        /// How many periods the commitment has.
         public var totalBillingPeriods: Int64
         /// Milliunits of `currency`.
         public var commitmentPrice: Int64?
+        /// When the commitment ends.
         public var commitmentExpiresDate: Date?
 
+        /// A commitment from its facts.
         public init(billingPeriodNumber: Int64, totalBillingPeriods: Int64, commitmentPrice: Int64? = nil, commitmentExpiresDate: Date? = nil) {
             self.billingPeriodNumber = billingPeriodNumber
             self.totalBillingPeriods = totalBillingPeriods
