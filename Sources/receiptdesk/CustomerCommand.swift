@@ -51,7 +51,8 @@ enum CustomerCommand {
                  ("receipts", .array(s.receipts.map(LedgerJSON.receipt))),
                  ("grants", .array(s.grants.map(LedgerJSON.grant))),
                  ("entitlements", .array(s.entitlements.map(LedgerJSON.entitlement))),
-                 ("conflicts", .array(s.conflicts.map(LedgerJSON.conflict)))])
+                 ("conflicts", .array(s.conflicts.map(LedgerJSON.conflict))),
+                 ("lifetime", s.lifetimeSpend.map(LedgerJSON.lifetime) ?? .null)])
     }
 
     /// The customer as text; `apple` (Apple's side) follows the entitlements.
@@ -60,6 +61,7 @@ enum CustomerCommand {
         var lines = ["customer \(s.customerId)\(s.isTester ? "  (sandbox tester)" : "")"]
         let contact = [s.displayName, s.email.map { "<\($0)>" }].compactMap { $0 }
         if !contact.isEmpty { lines.append("  " + contact.joined(separator: " ")) }
+        if let money = s.lifetimeSpend?.line { lines.append("  money: " + money) }
         lines += ["", "entitlements:"]
         if s.entitlements.isEmpty { lines.append("  none") }
         for e in s.entitlements {

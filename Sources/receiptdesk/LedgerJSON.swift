@@ -48,6 +48,13 @@ enum LedgerJSON {
                  }))])
     }
 
+    /// Lifetime spend and refunds per currency, in milliunits (as Apple signs prices).
+    static func lifetime(_ l: LifetimeSpend) -> JSONValue {
+        .object([("amounts", .array(l.amounts.map { .object([("currency", .string($0.currency)), ("spent", .int($0.spent)),
+                                                           ("refunded", .int($0.refunded))]) })),
+                 ("unpriced", .int(Int64(l.unpriced))), ("refunds", .int(Int64(l.refunds)))])
+    }
+
     static func audit(_ a: AuditEntry) -> JSONValue {
         .object([("seq", .int(a.seq)), ("at", .date(a.at)), ("operator", .string(a.operatorName)), ("action", .string(a.action)),
                  ("target", .string(a.target)), ("details", .string(a.details)), ("hash", .string(a.hash)),

@@ -16,6 +16,9 @@ enum CustomerDetailView {
         var facts = "\(s.orders.count) order\(s.orders.count == 1 ? "" : "s") · \(s.transactions.count) transaction\(s.transactions.count == 1 ? "" : "s") · \(s.receipts.count) receipt\(s.receipts.count == 1 ? "" : "s")"
         if open > 0 { facts += " · \(open) open conflict\(open == 1 ? "" : "s")" }
         lines.append(DetailLine([Span(" " + facts, .muted)]))
+        if let money = s.lifetimeSpend?.line {
+            lines += DetailLines.paragraph("money: " + money, width: width, indent: 1, style: .muted)
+        }
 
         if !reports.isEmpty {
             lines.append(DetailLine([Span("Apple's answers", .heading)]))

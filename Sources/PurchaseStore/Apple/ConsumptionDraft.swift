@@ -86,12 +86,27 @@ extension PurchaseLedger {
         } else {
             sources["accountTenure"] = "no customer in the ledger"
         }
-        let refunds = request.customerId.flatMap { customer in
-            try? database.queryFirst("SELECT COUNT(*) AS n FROM transactions WHERE customer_id = ? AND revocation_date IS NOT NULL",
-                                     [.text(customer)])?.int("n")
-        } ?? 0
-        sources["lifetimeDollarsRefunded"] = "the ledger keeps no prices for every purchase (\(refunds) refunded transaction\(refunds == 1 ? "" : "s"))"
-        sources["lifetimeDollarsPurchased"] = "the ledger keeps no prices for every purchase"
+        // Lifetime figures (version 1's bands are in US dollars): from the prices Apple signed.
+        var purchasedBand = 0, refundedBand = 0
+        if let customer = request.customerId {
+            let spend = try lifetimeSpend(of: customer)
+            let unpricedNote = spend.unpriced > 0 ? "; \(spend.unpriced) purchase\(spend.unpriced == 1 ? "" : "s") without a signed price not counted" : ""
+            if let dollars = spend.dollars {
+                purchasedBand = ConsumptionInformation.dollarBand(dollars.spent)
+                refundedBand = ConsumptionInformation.dollarBand(dollars.refunded)
+                sources["lifetimeDollarsPurchased"] = String(format: "$%.2f from the prices Apple signed", dollars.spent) + unpricedNote
+                sources["lifetimeDollarsRefunded"] = String(format: "$%.2f refunded", dollars.refunded)
+                    + " (\(spend.refunds) refund\(spend.refunds == 1 ? "" : "s"))" + unpricedNote
+            } else {
+                let why = spend.amounts.isEmpty ? "no price Apple signed is kept for this customer's purchases"
+                    : "prices in \(spend.amounts.map(\.currency).joined(separator: ", ")): the ledger keeps no exchange rate to dollars"
+                sources["lifetimeDollarsPurchased"] = why
+                sources["lifetimeDollarsRefunded"] = why + " (\(spend.refunds) refund\(spend.refunds == 1 ? "" : "s"))"
+            }
+        } else {
+            sources["lifetimeDollarsPurchased"] = "no customer in the ledger"
+            sources["lifetimeDollarsRefunded"] = "no customer in the ledger"
+        }
         sources["playTime"] = "the ledger does not know time spent in the app"
         sources["platform"] = "bought through the App Store"
         sources["userStatus"] = request.customerId == nil ? "no customer in the ledger" : "the customer's account is active here"
@@ -101,7 +116,7 @@ extension PurchaseLedger {
         sources["refundPreference"] = "the operator's choice"
         let information = ConsumptionInformation(
             customerConsented: false, consumptionStatus: consumption, platform: 1, sampleContentProvided: false, deliveryStatus: delivery,
-            appAccountToken: token, accountTenure: tenure, playTime: 0, lifetimeDollarsRefunded: 0, lifetimeDollarsPurchased: 0,
+            appAccountToken: token, accountTenure: tenure, playTime: 0, lifetimeDollarsRefunded: refundedBand, lifetimeDollarsPurchased: purchasedBand,
             userStatus: request.customerId == nil ? 0 : 1, refundPreference: 0)
         var draft = ConsumptionDraft(request: request, information: information, sources: sources)
         draft.information.version = configuration.appStore.consumptionVersion

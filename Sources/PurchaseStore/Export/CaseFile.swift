@@ -54,6 +54,7 @@ public struct CaseFile: Sendable {
         var out = ["# Customer \(cell(s.customerId))", ""]
         let contact = [s.displayName, s.email].compactMap { $0 }.map(cell)
         if !contact.isEmpty { out.append(contact.joined(separator: " · ")) }
+        if let money = s.lifetimeSpend?.line { out.append("Money: \(cell(money)).") }
         out.append("Case file written \(d(generatedAt)) by \(cell(generatedBy)) with receiptdesk\(s.isTester ? "; the customer is a sandbox tester" : "").")
         out += ["", "## Entitlements", ""]
         if s.entitlements.isEmpty { out.append("None.") }

@@ -63,6 +63,7 @@ extension PurchaseLedger {
                                                detail: "expires \(stored.expiresDate.map(RFC3339.format) ?? "never") → \(RFC3339.format(expires))"))
                 }
                 try fillAppTransactionId(fact)
+                try fillPrice(fact)
                 continue
             }
             let owner = try ownerOfAppleFact(fact, byTransactionId: false) ?? customerHint

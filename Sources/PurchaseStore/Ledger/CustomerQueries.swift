@@ -25,6 +25,7 @@ extension PurchaseLedger {
                                entitlements: try entitlements(customerId, now: clock()), conflicts: conflicts)
         summary.displayName = customer.string("display_name")
         summary.email = customer.string("email")
+        summary.lifetimeSpend = try lifetimeSpend(of: customerId)
         return summary
     }
 

@@ -17,6 +17,9 @@ struct IncomingTransaction {
     let webOrderLineItemId: String?
     /// The app download it was bought in (StoreKit 2 transactions); links the customer's purchases.
     var appTransactionId: String? = nil
+    /// What was paid (milliunits of `currency`), when Apple signed it.
+    var price: Int64? = nil
+    var currency: String? = nil
     /// `PURCHASED` / `FAMILY_SHARED` as written.
     var ownershipType: String? = nil
     /// Apple's `revocationType` as written, and `revocationPercentage` (milliunits of a percent).
@@ -55,7 +58,8 @@ struct IncomingTransaction {
                 purchaseDate: purchase.purchaseDate, expiresDate: purchase.expiresDate,
                 revocationDate: purchase.revocationDate, cancellationDate: purchase.cancellationDate,
                 quantity: max(1, purchase.quantity ?? 1), appAccountToken: purchase.appAccountToken,
-                webOrderLineItemId: purchase.webOrderLineItemId, appTransactionId: purchase.appTransactionId, ownershipType: purchase.ownershipType,
+                webOrderLineItemId: purchase.webOrderLineItemId, appTransactionId: purchase.appTransactionId,
+                price: purchase.price, currency: purchase.currency.map { String($0.prefix(3)) }, ownershipType: purchase.ownershipType,
                 revocationTypeRaw: purchase.revocationTypeRaw, revocationPercentage: purchase.revocationPercentage,
                 isUpgraded: purchase.isUpgraded, billingPlanType: purchase.billingPlanTypeRaw, commitment: purchase.commitment))
         }

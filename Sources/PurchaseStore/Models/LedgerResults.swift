@@ -153,6 +153,8 @@ public struct CustomerSummary: Sendable {
     /// The name and email the merchant gave the customer, if any.
     public var displayName: String? = nil
     public var email: String? = nil
+    /// What they paid and got back, from the prices Apple signed.
+    public var lifetimeSpend: LifetimeSpend? = nil
 }
 
 /// What a restore moved (or, on a dry run, would move).

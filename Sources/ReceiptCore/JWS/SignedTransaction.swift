@@ -96,6 +96,8 @@ public struct SignedTransaction: Sendable {
         p.isInIntroOfferPeriod = offerType.map { $0 == 1 }
         p.promotionalOfferId = offerType == 2 ? try payload.string(M.offerIdentifier) : nil
         p.appTransactionId = try payload.string(M.appTransactionId)
+        p.price = try payload.int(M.price)
+        p.currency = try payload.string(M.currency)
         purchase = p
         bundleId = try payload.string(M.bundleId)
         environment = .named(try payload.string(M.environment), source: .jwsEnvironment, isSigned: jws != nil)

@@ -30,6 +30,11 @@ public struct Purchase: Sendable, Equatable {
     /// `appTransactionId`: the app download (one Apple account's, across reinstalls and devices)
     /// the purchase was made in. StoreKit 2 transactions only.
     public var appTransactionId: String?
+    /// What the customer paid, in milliunits of `currency` (9990 is 9.99), as Apple signs it on a
+    /// StoreKit 2 transaction (`price`); nil where the artefact carries none (app receipts).
+    public var price: Int64?
+    /// ISO 4217 code of `price` (`currency`).
+    public var currency: String?
     /// How Apple refunded or revoked it (`revocationType`), as written (see `revocationType`).
     public var revocationTypeRaw: String?
     /// The share refunded or revoked, in milliunits of a percent (40000 is 40%): `revocationPercentage`.
