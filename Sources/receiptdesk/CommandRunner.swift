@@ -74,6 +74,8 @@ enum CommandRunner {
              [--storefront USA]... [--dry-run] [--no-wait] [--poll-seconds S] [--max-polls N]
                       extend every active subscriber of a product, then follow Apple's progress
       subscription mass-status [REQUEST_ID] [--poll-seconds S] [--max-polls N]
+      subscription offer CUSTOMER --product ID --offer OFFER_ID --reason TEXT [--transaction TX]
+                      sign a promotional or win-back offer (Apple's version 2 signature), shown once, audited
       refunds [--all] | refunds send N --consented --reason TEXT [--refund-preference grant|prorated|decline|none]
              [--consumption-percentage 0-100] (version 2, the default)  [--consumption-status 0-3] (version 1) [--delivery-status 0-5] [--play-time 0-7] [--sample-content yes|no]
              [--platform 0-2] [--account-tenure 0-7] [--lifetime-purchased 0-7] [--lifetime-refunded 0-7]

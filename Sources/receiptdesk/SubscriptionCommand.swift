@@ -8,7 +8,7 @@ import ReceiptCore
 enum SubscriptionCommand {
     static func run(_ arguments: [String]) throws -> ExitStatus {
         guard let sub = arguments.first else {
-            throw CommandFailure.usage("subscription needs a subcommand: status, extend, mass-extend or mass-status")
+            throw CommandFailure.usage("subscription needs a subcommand: status, extend, mass-extend, mass-status or offer")
         }
         var args = Arguments(Array(arguments.dropFirst()))
         let options = try StoreOptions.take(&args)
@@ -17,7 +17,8 @@ enum SubscriptionCommand {
         case "extend": return try extend(&args, options)
         case "mass-extend": return try massExtend(&args, options)
         case "mass-status": return try massStatus(&args, options)
-        default: throw CommandFailure.usage("unknown subscription subcommand '\(sub)': use status, extend, mass-extend or mass-status")
+        case "offer": return try OfferCommand.sign(&args, options)
+        default: throw CommandFailure.usage("unknown subscription subcommand '\(sub)': use status, extend, mass-extend, mass-status or offer")
         }
     }
 

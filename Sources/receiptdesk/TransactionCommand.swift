@@ -25,8 +25,8 @@ enum TransactionCommand {
         guard let id = try args.finish(maxPositionals: 1).first else { throw CommandFailure.usage("transaction history needs TRANSACTION_ID") }
         let session = try AppleActionSession(options, command: "transaction history", checking: [(id, "transaction id")])
         defer { session.close() }
-        let known = try session.ledger.transaction(id)
-        let environment: Environment? = known.flatMap { Environment(rawValue: $0.environment) }
+        // Any of a transaction, original transaction or app transaction id, as Apple takes them.
+        let environment = try session.ledger.environment(ofAnyTransactionId: id)
         let client = session.actions.client
         let list = try session.run { try await client.transactionHistory(id, environment: environment) }
         let rows = try list.transactions.map { verified -> (VerifiedTransaction, String?) in

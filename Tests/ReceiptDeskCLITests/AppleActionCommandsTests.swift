@@ -187,6 +187,26 @@ struct AppleActionCommandsTests {
         let again = try CLIRunner.run(["transaction", "app-info", appTransactionId] + demo.common)
         #expect(again.status == 0 && again.stdout.contains("app transaction id  \(appTransactionId)"), "\(again.stdout) \(again.stderr)")
         expectFailure(try CLIRunner.run(["transaction", "app-info"] + demo.common), 64, "needs TRANSACTION_ID")
+        // Transaction history from the app transaction id too (anyTransactionId).
+        let history = try CLIRunner.run(["transaction", "history", appTransactionId, "--json"] + demo.common)
+        #expect(history.status == 0 && history.stdout.contains(original), "\(history.stderr)")
+    }
+
+    @Test func aWinBackOfferIsSignedOnceAndAuditedWithoutItsToken() throws {
+        let demo = try Demo()
+        let (original, state) = try Self.subscription(demo, "cust-state-active")
+        let product = try #require(state["productId"] as? String)
+        expectFailure(try CLIRunner.run(["subscription", "offer", "cust-state-active", "--product", product, "--offer", "WINBACK50"] + demo.common),
+                      64, "needs --reason")
+        let signed = try CLIRunner.run(["subscription", "offer", "cust-state-active", "--product", product, "--offer", "WINBACK50",
+                                        "--reason", "come back (ticket 77)", "--json", "--operator", "mei"] + demo.common)
+        #expect(signed.status == 0, "\(signed.stderr)")
+        let answer = try Self.object(signed.stdout)
+        let token = try #require(answer["signature"] as? String)
+        #expect(token.split(separator: ".").count == 3 && answer["transactionId"] as? String == original, "\(answer)")
+        let audit = try Self.audit(demo, "apple-offer-signature")
+        #expect(audit.contains("WINBACK50") && audit.contains("tokenSHA256") && audit.contains("mei"), "\(audit)")
+        #expect(!audit.contains(token), "the token itself is never kept")
     }
 }
 

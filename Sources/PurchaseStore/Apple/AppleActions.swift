@@ -219,4 +219,27 @@ public struct AppleActions: Sendable {
                                                            environment: plan.environment)
         try ledger.run { try $0.recordAppAccountToken(plan, reason: reason, operatorName: operatorName, attempts: attempts.count) }
     }
+
+    // MARK: Offers
+
+    /// Signs a promotional or win-back offer (Apple's version 2 signature) for a customer to
+    /// redeem in the app, and audits what was offered, to whom and why (the token itself is
+    /// returned once and never stored: the audit keeps its SHA-256). `transactionId` defaults to
+    /// the customer's latest original transaction of the product, when the ledger has one.
+    public func signOffer(customerId: String, productId: String, offerIdentifier: String, transactionId: String?,
+                          reason: String, operatorName: String) throws -> PromotionalOfferSignature {
+        try Validate.reason(reason)
+        try Validate.operatorName(operatorName)
+        return try ledger.run { ledger in
+            try ledger.requireCustomer(customerId)
+            let anchor = try transactionId ?? ledger.database.queryFirst("""
+                SELECT COALESCE(original_transaction_id, transaction_id) AS id FROM transactions
+                WHERE customer_id = ? AND product_id = ? ORDER BY purchase_date DESC LIMIT 1
+                """, [.text(customerId), .text(productId)])?.string("id")
+            let signature = try PromotionalOfferSignature.sign(client.token.credentials, productId: productId, offerIdentifier: offerIdentifier,
+                                                               transactionId: anchor, now: ledger.clock())
+            try ledger.recordOfferSignature(signature, customerId: customerId, reason: reason, operatorName: operatorName)
+            return signature
+        }
+    }
 }
