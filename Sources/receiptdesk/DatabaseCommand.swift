@@ -15,8 +15,8 @@ import ReceiptCore
 enum DatabaseCommand {
     static let usage = """
         usage: receiptdesk db init [--db PATH|URL] [--db-password-file FILE]
-               receiptdesk db migrate [--db PATH|URL]
-               receiptdesk db roles [--db URL] [--prefix NAME]
+               receiptdesk db migrate [--db PATH|URL] [--db-password-file FILE]
+               receiptdesk db roles [--db URL] [--db-password-file FILE] [--prefix NAME]
                receiptdesk db copy --from SOURCE --to TARGET [--json]
                receiptdesk db bench --postgres URL [--receipts N] [--runs N] [--lookups-on DB]... [--json]
         SOURCE and TARGET are SQLite paths or postgres:// URLs; give passwords through PGPASSWORD or
@@ -57,13 +57,15 @@ enum DatabaseCommand {
     /// `db init` that changes it; run it as the database's owner role), saying what it applied.
     static func migrate(_ arguments: [String]) throws -> ExitStatus {
         var args = Arguments(arguments)
-        let location = DatabaseLocation.resolve(argument: try args.value("--db"))
+        let argument = try args.value("--db")
+        let location = DatabaseLocation.resolve(argument: argument)
+        let password = try DatabasePassword.take(&args, location: location, argument: argument)
         _ = try args.finish(maxPositionals: 0)
         if !PostgresDatabase.isURL(location) && !FileManager.default.fileExists(atPath: location) {
             throw StoreOptions.missing(location)
         }
-        let before = try PurchaseDatabase.appliedMigrationCount(location)
-        let database = try PurchaseDatabase.open(location, create: false)
+        let before = try PurchaseDatabase.appliedMigrationCount(location, password: password)
+        let database = try PurchaseDatabase.open(location, create: false, password: password)
         let applied = try database.queryFirst("SELECT count(*) AS n FROM schema_migrations", [])?.int("n") ?? 0
         let added = applied - before
         print("database \(database.location): schema up to date (\(applied) migrations\(added > 0 ? ", \(added) applied now" : ", nothing to apply"))")
@@ -74,7 +76,9 @@ enum DatabaseCommand {
     /// their rights (see `DatabaseRoles`); run it as a superuser after db init and after db migrate.
     static func roles(_ arguments: [String]) throws -> ExitStatus {
         var args = Arguments(arguments)
-        let location = DatabaseLocation.resolve(argument: try args.value("--db"))
+        let argument = try args.value("--db")
+        let location = DatabaseLocation.resolve(argument: argument)
+        let password = try DatabasePassword.take(&args, location: location, argument: argument)
         let prefix = try args.value("--prefix") ?? "receiptdesk"
         _ = try args.finish(maxPositionals: 0)
         guard PostgresDatabase.isURL(location) else {
@@ -82,7 +86,7 @@ enum DatabaseCommand {
         }
         let roles: DatabaseRoles
         do { roles = try DatabaseRoles(prefix: prefix) } catch let error as StoreError { throw CommandFailure.usage(error.reason) }
-        let database = try PostgresDatabase.openPurchaseDatabase(url: location, create: false, migrating: false)
+        let database = try PostgresDatabase.openPurchaseDatabase(url: location, create: false, migrating: false, password: password)
         for line in try roles.apply(on: database) { print(line) }
         print("make each login a member of one: GRANT \(roles.operatorRole) TO alice;  (\(roles.reader), \(roles.operatorRole), \(roles.service), \(roles.owner))")
         return .ok

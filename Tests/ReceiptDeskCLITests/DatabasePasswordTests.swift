@@ -101,6 +101,12 @@ struct DatabasePasswordTests {
                                         outputDirectory: folder.url, environment: noPassFile).wait()
         #expect(added.status == 0, "\(added.stderr)")
         #expect(try admin.queryFirst("SELECT count(*) AS n FROM \(role).customers", [])?.int("n") == 1)
+        let migrated = try CLIRunner.start(["db", "migrate", "--db", url, "--db-password-file", right], outputDirectory: folder.url,
+                                           environment: noPassFile).wait()
+        #expect(migrated.status == 0 && migrated.stdout.contains("nothing to apply"), "\(migrated.stdout) \(migrated.stderr)")
+        let notMigrated = try CLIRunner.start(["db", "migrate", "--db", url, "--db-password-file", wrong], outputDirectory: folder.url,
+                                              environment: noPassFile).wait()
+        #expect(notMigrated.status == 69, "\(notMigrated.stderr)")
 
         for file in [wrong, nil] {
             let refused = try CLIRunner.start(["customer", "show", "alice", "--operator", "mei", "--db", url] + (file.map { ["--db-password-file", $0] } ?? []),

@@ -52,10 +52,10 @@ public enum PurchaseDatabase {
 
     /// How many schema migrations the existing database at `location` has (0 without receiptdesk's
     /// tables), read without changing anything.
-    public static func appliedMigrationCount(_ location: String) throws -> Int64 {
+    public static func appliedMigrationCount(_ location: String, password: String? = nil) throws -> Int64 {
         let database: SQLDatabase
         if PostgresDatabase.isURL(location) {
-            database = try PostgresDatabase(url: location, readOnly: true)
+            database = try PostgresDatabase(url: location, readOnly: true, password: password)
         } else {
             try refuseSpecialFile(location)
             guard FileManager.default.fileExists(atPath: location) else { throw StoreError(.cannotOpen, "no database at \(location)") }
