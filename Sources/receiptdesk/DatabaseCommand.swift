@@ -37,13 +37,18 @@ enum DatabaseCommand {
         }
     }
 
+    /// `--db PATH|URL` (else `RECEIPTDESK_DB`, else the default) and `--db-password-file FILE`.
+    static func databaseOptions(_ args: inout Arguments) throws -> (location: String, password: String?) {
+        let argument = try args.value("--db")
+        let location = DatabaseLocation.resolve(argument: argument)
+        return (location, try DatabasePassword.take(&args, location: location, argument: argument))
+    }
+
     // MARK: init
 
     static func initialise(_ arguments: [String]) throws -> ExitStatus {
         var args = Arguments(arguments)
-        let argument = try args.value("--db")
-        let location = DatabaseLocation.resolve(argument: argument)
-        let password = try DatabasePassword.take(&args, location: location, argument: argument)
+        let (location, password) = try databaseOptions(&args)
         _ = try args.finish(maxPositionals: 0)
         let isFile = !PostgresDatabase.isURL(location)
         let existed = !isFile || FileManager.default.fileExists(atPath: location)
@@ -57,9 +62,7 @@ enum DatabaseCommand {
     /// `db init` that changes it; run it as the database's owner role), saying what it applied.
     static func migrate(_ arguments: [String]) throws -> ExitStatus {
         var args = Arguments(arguments)
-        let argument = try args.value("--db")
-        let location = DatabaseLocation.resolve(argument: argument)
-        let password = try DatabasePassword.take(&args, location: location, argument: argument)
+        let (location, password) = try databaseOptions(&args)
         _ = try args.finish(maxPositionals: 0)
         if !PostgresDatabase.isURL(location) && !FileManager.default.fileExists(atPath: location) {
             throw StoreOptions.missing(location)
@@ -76,9 +79,7 @@ enum DatabaseCommand {
     /// their rights (see `DatabaseRoles`); run it as a superuser after db init and after db migrate.
     static func roles(_ arguments: [String]) throws -> ExitStatus {
         var args = Arguments(arguments)
-        let argument = try args.value("--db")
-        let location = DatabaseLocation.resolve(argument: argument)
-        let password = try DatabasePassword.take(&args, location: location, argument: argument)
+        let (location, password) = try databaseOptions(&args)
         let prefix = try args.value("--prefix") ?? "receiptdesk"
         _ = try args.finish(maxPositionals: 0)
         guard PostgresDatabase.isURL(location) else {

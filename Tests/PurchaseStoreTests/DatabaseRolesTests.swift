@@ -10,22 +10,6 @@ import Testing
 /// database user that wrote it.
 @Suite("The database enforces who may do what")
 struct DatabaseRolesTests {
-    /// The options of the test binary: the config and the test CA's roots.
-    static func options(_ f: BackendLedgerFixture, _ folder: URL) throws -> [String] {
-        let config = folder.appendingPathComponent("config.json")
-        try Data("""
-            {"bundleIds": ["com.example.app"], "products": {
-              "com.example.pro.lifetime": {"entitlement": "pro", "type": "non-consumable"},
-              "com.example.coins.100": {"entitlement": "coins", "type": "consumable", "units": 100}}}
-            """.utf8).write(to: config)
-        let anchors = try [("rsa", f.authority.root.der), ("ec", f.authority.ecRoot.der)].map { name, der throws -> String in
-            let path = folder.appendingPathComponent("root-\(name).der")
-            try Data(der).write(to: path)
-            return path.path
-        }
-        return ["--config", config.path] + anchors.flatMap { ["--trust-anchor", $0] }
-    }
-
     static func folder() throws -> URL {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("receiptdesk-roles-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -64,7 +48,7 @@ struct DatabaseRolesTests {
         let f = try BackendLedgerFixture(.postgres)
         let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(at: folder) }  // best effort: a leftover temp folder is harmless
-        let options = try Self.options(f, folder)
+        let options = try PostgresProcessTests.processOptions(f, in: folder)
         let prefix = "rd" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(10)
         let roles = try DatabaseRoles(prefix: prefix)
         let made = try Self.run(["db", "roles", "--db", f.scratch.location, "--prefix", prefix], in: folder)

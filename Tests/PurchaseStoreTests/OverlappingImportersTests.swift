@@ -23,18 +23,7 @@ struct OverlappingImportersTests {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("receiptdesk-overlap-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }  // best effort: a leftover temp folder is harmless
-        let config = folder.appendingPathComponent("config.json")
-        try Data("""
-            {"bundleIds": ["com.example.app"], "products": {
-              "com.example.pro.lifetime": {"entitlement": "pro", "type": "non-consumable"},
-              "com.example.coins.100": {"entitlement": "coins", "type": "consumable", "units": 100}}}
-            """.utf8).write(to: config)
-        let anchors = try [("rsa", f.authority.root.der), ("ec", f.authority.ecRoot.der)].map { name, der throws -> String in
-            let path = folder.appendingPathComponent("root-\(name).der")
-            try Data(der).write(to: path)
-            return path.path
-        }
-        let options = ["--db", f.scratch.location, "--config", config.path] + anchors.flatMap { ["--trust-anchor", $0] }
+        let options = ["--db", f.scratch.location] + (try PostgresProcessTests.processOptions(f, in: folder))
         var busyExits = 0, otherFailures: [String] = []
         for round in 0..<Self.rounds {
             let files = try (0..<Self.receipts).map { index -> String in

@@ -40,12 +40,9 @@ struct PostgresProcessTests {
         return Running(process: process, stdout: stdout, stderr: stderr)
     }
 
-    @Test(.enabled(if: PostgresTestServer.canRunProcesses, "needs RECEIPTDESK_TEST_POSTGRES_URL and the receiptdesk binary beside the tests"))
-    func fourImportersAndGrantersAtOnceKeepTheLedgerWhole() throws {
-        let f = try BackendLedgerFixture(.postgres)
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("receiptdesk-pg-processes-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }  // best effort: a leftover temp folder is harmless
+    /// Writes a config (lifetime and coin products of com.example.app) and the test CA's roots
+    /// into `folder`, and returns the options that name them for the binary.
+    static func processOptions(_ f: BackendLedgerFixture, in folder: URL) throws -> [String] {
         let config = folder.appendingPathComponent("config.json")
         try Data("""
             {"bundleIds": ["com.example.app"], "products": {
@@ -57,6 +54,16 @@ struct PostgresProcessTests {
             try Data(der).write(to: path)
             return path.path
         }
+        return ["--config", config.path] + anchors.flatMap { ["--trust-anchor", $0] }
+    }
+
+    @Test(.enabled(if: PostgresTestServer.canRunProcesses, "needs RECEIPTDESK_TEST_POSTGRES_URL and the receiptdesk binary beside the tests"))
+    func fourImportersAndGrantersAtOnceKeepTheLedgerWhole() throws {
+        let f = try BackendLedgerFixture(.postgres)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("receiptdesk-pg-processes-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }  // best effort: a leftover temp folder is harmless
+        let options = ["--db", f.scratch.location] + (try Self.processOptions(f, in: folder))
         let files = try (0..<12).map { index -> String in
             let path = folder.appendingPathComponent("receipt-\(index).b64")
             let purchases = [LedgerFixture.purchase("proc-\(index)-a", "com.example.coins.100", expires: nil, type: 1),
@@ -64,7 +71,6 @@ struct PostgresProcessTests {
             try Data(try f.receipt(purchases)).write(to: path)
             return path.path
         }
-        let options = ["--db", f.scratch.location, "--config", config.path] + anchors.flatMap { ["--trust-anchor", $0] }
         // Importer k takes every receipt for "shared" (in its own order) and every third for "claimant-k".
         let importers = try (0..<4).map { k in
             let mine = files.indices.map { files[($0 * 5 + k) % files.count] }

@@ -76,14 +76,9 @@ public final class InFlightClaim {
     /// Linux's F_OFD_SETLK (Glibc exports it only under _GNU_SOURCE).
     private static let ofdSetLock: Int32 = 37
 
-    /// FNV-1a over the UTF-8 bytes, folded to 32 bits: the same in every process (Swift's
-    /// `hashValue` is seeded per process).
+    /// `StableHash.fnv1a` folded to 32 bits.
     static func stableHash(_ text: String) -> UInt32 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in text.utf8 {
-            hash ^= UInt64(byte)
-            hash &*= 0x100_0000_01b3
-        }
+        let hash = StableHash.fnv1a([text])
         return UInt32(truncatingIfNeeded: hash ^ (hash >> 32))
     }
 }

@@ -32,9 +32,8 @@ extension PostgresDatabase {
         // Every key the batch claims first, in the one order (see `WriteKey`): an importer of
         // overlapping receipts waits here for this batch to commit, then reads what it wrote,
         // instead of both inserting the same ids in different orders into a deadlock.
-        let keys = customers.map(WriteKey.customer) + digests.map { WriteKey.receipt(digest: $0) } + transactionIds.map(WriteKey.transaction)
         let answers = try queryPipelined([
-            writeKeyLock(keys),
+            writeKeyLock(PurchaseLedger.writeKeys(of: imports)),
             ("SET LOCAL enable_seqscan = off", []),
             (fresh + "SELECT customer_id, is_tester FROM customers WHERE customer_id = ANY(?::text[]) ORDER BY customer_id FOR UPDATE", [customerList]),
             (fresh + "SELECT sha256, receipt_id FROM receipts WHERE sha256 = ANY(?::text[])", [.text(PostgresArrayLiteral.text(digests))]),

@@ -19,8 +19,9 @@ extension SQLDatabase {
     /// for by a writer that already holds the key: the keys' one order decides who waits for whom.
     public func lockCustomer(_ customerId: String) throws {
         guard let postgres = self as? PostgresDatabase, postgres.isInTransaction else { return }
-        try postgres.lockWriteKeys([WriteKey.customer(customerId)])
-        _ = try postgres.query("SELECT 1 AS locked FROM customers WHERE customer_id = ? FOR UPDATE", [.text(customerId)])
+        // One round trip: the key, then the row, in one pipeline.
+        _ = try postgres.queryPipelined([postgres.writeKeyLock([WriteKey.customer(customerId)]),
+                                         ("SELECT 1 AS locked FROM customers WHERE customer_id = ? FOR UPDATE", [.text(customerId)])])
     }
 
     /// Takes the write keys a change will claim (see `WriteKey`) until the transaction ends, all
@@ -84,14 +85,8 @@ public enum WriteKey: Hashable, Sendable {
         }
     }
 
-    /// The key's 64-bit value in `namespace` (FNV-1a: the same in every process).
-    func value(in namespace: String) -> Int64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in namespace.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        hash = (hash ^ 0) &* 0x100_0000_01b3
-        for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        return Int64(bitPattern: hash)
-    }
+    /// The key's 64-bit value in `namespace`.
+    func value(in namespace: String) -> Int64 { Int64(bitPattern: StableHash.fnv1a([namespace, text])) }
 }
 
 extension PostgresDatabase {
@@ -106,5 +101,19 @@ extension PostgresDatabase {
     func lockWriteKeys(_ keys: [WriteKey]) throws {
         let statement = writeKeyLock(keys)
         _ = try query(statement.sql, statement.parameters)
+    }
+}
+
+/// FNV-1a over UTF-8 text: the same in every process and every run (Swift's `hashValue` is
+/// seeded per process), for lock keys that several processes must agree on. Parts are
+/// separated by a zero byte, so ("ab", "c") and ("a", "bc") differ.
+enum StableHash {
+    static func fnv1a(_ parts: [String]) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for (index, part) in parts.enumerated() {
+            if index > 0 { hash = hash &* 0x100_0000_01b3 }  // the separator: a zero byte
+            for byte in part.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        }
+        return hash
     }
 }

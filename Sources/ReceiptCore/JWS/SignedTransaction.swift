@@ -20,8 +20,9 @@ public struct SignedTransaction: Sendable {
     public let signedDate: Date?
     public let transactionReason: String?
     public let storefront: String?
-    public let price: Int64?
-    public let currency: String?
+    /// `price` (milliunits of `currency`) and `currency`: kept on the purchase, read once.
+    public var price: Int64? { purchase.price }
+    public var currency: String? { purchase.currency }
     public let offerType: Int64?
     public let subscriptionGroupIdentifier: String?
     /// The offer's identifier (promotional offer, offer code, win-back), when one applied.
@@ -104,8 +105,6 @@ public struct SignedTransaction: Sendable {
         signedDate = try payload.millisecondsDate(M.signedDate)
         transactionReason = try payload.string(M.transactionReason)
         storefront = try payload.string(M.storefront)
-        price = try payload.int(M.price)
-        currency = try payload.string(M.currency)
         self.offerType = offerType
         subscriptionGroupIdentifier = try payload.string(M.subscriptionGroupIdentifier)
         offerIdentifier = try payload.string(M.offerIdentifier)
