@@ -18,7 +18,7 @@ enum ImportCommand {
         do { try contact.validate() } catch { throw CommandFailure.from(error) }
         let files = try args.finish(maxPositionals: 1_000_000)
         guard !files.isEmpty else { throw CommandFailure.usage("import needs at least one FILE (or - for standard input)") }
-        let ledger = try options.openLedger(mayCreate: true, checking: [(customer, "customer id"), (order, "order id")])
+        let ledger = try options.openLedger(mayCreate: true, checking: [(customer, "customer id"), (order, "order id")], checkingRevocation: true)
         var failures = 0
         var busy = false
         var notValid = false
@@ -73,6 +73,9 @@ enum ImportCommand {
         var line = "\(file): \(result.format.rawValue), \(result.environment.badge), \(result.verdict.status.rawValue)"
         line += result.changedDatabase ? " — receipt #\(result.receiptId ?? 0)" : " — nothing new"
         line += ": \(recorded) recorded (\(bound) bound to an order), \(duplicates) duplicate, \(conflicts.count) conflict"
+        if let revocation = result.verdict.revocation {
+            line += "\n  " + (revocation.isCheckedGood ? "" : "⚠ ") + revocation.summary
+        }
         for conflict in conflicts { line += "\n  conflict: " + conflict }
         for note in result.notes { line += "\n  note: " + note }
         return line

@@ -12,7 +12,7 @@ enum NotifyCommand {
         if path == "-" && isatty(STDIN_FILENO) == 1 {
             throw CommandFailure.usage("notify needs FILE, or the notification body on standard input")
         }
-        let result = try options.openLedger(mayCreate: true).applyNotification(try InputReader.read(path), operatorName: options.operatorName)
+        let result = try options.openLedger(mayCreate: true, checkingRevocation: true).applyNotification(try InputReader.read(path), operatorName: options.operatorName)
         if options.json {
             print(JSONValue.object([
                 ("notificationUUID", .string(result.notificationUUID)), ("type", .string(result.notificationType)),

@@ -1,3 +1,4 @@
+import AppStoreAPI
 import Foundation
 import PurchaseStore
 import ReceiptCore
@@ -70,8 +71,9 @@ struct StoreOptions {
     /// they say so on standard error; every other command refuses a missing one (exit 69) rather
     /// than answer from an empty database made on the spot (a typo in `--db` is not an all-clear).
     /// `ids` (value and what it is) are checked first, so input the ledger would refuse never
-    /// leaves a new empty database behind.
-    func openLedger(mayCreate: Bool = false, checking ids: [(String?, String)] = []) throws -> PurchaseLedger {
+    /// leaves a new empty database behind. With `checkingRevocation` (commands that verify on a
+    /// plain thread: import, notify) the config's `appStore.revocation` applies to what they verify.
+    func openLedger(mayCreate: Bool = false, checking ids: [(String?, String)] = [], checkingRevocation: Bool = false) throws -> PurchaseLedger {
         do {
             for (value, what) in ids { if let value { try Validate.checkIdentifier(value, what) } }
         } catch let error as StoreError {
@@ -86,7 +88,12 @@ struct StoreOptions {
         if missing { printError("receiptdesk: created a new purchase database at \(databasePath)") }
         identity.mapped = try operatorName(for: database)
         let verifier = ReceiptVerifier(trust: trust, configuration: configuration)
-        return PurchaseLedger(database: database, configuration: configuration, verifier: verifier)
+        let ledger = PurchaseLedger(database: database, configuration: configuration, verifier: verifier)
+        let revocation = configuration.appStore.revocation
+        if checkingRevocation && revocation.mode != .off {
+            ledger.revocation = BlockingRevocationSource(checker: RevocationChecker(policy: revocation, transport: URLSessionTransport(), trust: trust))
+        }
+        return ledger
     }
 
     /// The ledger over the database opened for reading only: never created, migrated or written,

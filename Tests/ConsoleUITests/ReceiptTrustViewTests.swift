@@ -1,4 +1,5 @@
 @testable import ConsoleUI
+import AppStoreAPI
 import Foundation
 import PurchaseStore
 import ReceiptCore
@@ -43,6 +44,41 @@ struct ReceiptTrustViewTests {
         #expect(text.contains("from legacy purchase-info `app-item-id`: app-item-id absent · signed"))
         #expect(text.contains("MISMATCH legacy `environment` key: Production (claims Production, unsigned); treated as sandbox"), "\(text)")
         #expect(text.contains("SANDBOX"))
+    }
+
+    @Test func theRevocationCheckOfTheImportIsShownAndARevokedChainSaysWhyItWasRefused() throws {
+        let f = try ConsoleFixture(populated: false)
+        let simulator = try AppStoreSimulator(state: SimulatorState(authority: f.authority))
+        try simulator.start()
+        defer { simulator.stop() }
+        let policy = RevocationPolicy(mode: .prefer, responderURL: simulator.ocspURL, timeoutSeconds: 2)
+        func freshChecker() {  // a good answer is kept until its nextUpdate: a new process asks again
+            f.ledger.revocation = BlockingRevocationSource(checker: RevocationChecker(policy: policy, transport: URLSessionTransport(),
+                                                                                      trust: f.authority.trustStore()))
+        }
+        freshChecker()
+        func shown(_ id: String, customer: String) throws -> String {
+            var payload = TransactionPayload(transactionId: id, bundleId: "com.example.app", productId: "com.example.pro.lifetime",
+                                             type: "Non-Consumable", purchaseDate: ConsoleFixture.date("2025-05-01T00:00:00Z"),
+                                             signedDate: ConsoleFixture.date("2025-05-01T00:00:00Z"), environment: "Production")
+            payload.appAccountToken = nil
+            let bytes = Array(try JWSBuilder(authority: f.authority).signedTransaction(payload).utf8)
+            let result = try f.ledger.importArtefact(bytes, customer: customer, source: "test", operatorName: "mei")
+            let stored = try #require(try Browser(f.database).receipt(result.receiptId ?? -1))
+            let detail = DetailLoader.decode(stored, ledger: f.ledger, now: ConsoleFixture.now)
+            return Self.text(ReceiptDetailView.lines(detail, report: nil, expanded: [], width: 200, now: ConsoleFixture.now, highlight: []))
+        }
+        let good = try shown("2000000000000901", customer: "ivy")
+        #expect(good.contains("at import, revocation: checked "), "\(good)")
+        #expect(good.contains("by \(simulator.ocspURL.absoluteString): good"), "\(good)")
+        simulator.ocsp.revoke(f.authority.ecLeaf, at: ConsoleFixture.date("2025-03-01T00:00:00Z"), reason: 1)
+        freshChecker()
+        let revoked = try shown("2000000000000902", customer: "jo")
+        #expect(revoked.contains("⚠ at import, revocation: checked "), "\(revoked)")
+        #expect(revoked.contains("REVOKED at 2025-03-01T00:00:00Z (keyCompromise)"), "\(revoked)")
+        // Offline the chain still verifies; the view keeps the import's verdict, never a ✓ valid.
+        #expect(revoked.contains("✗ invalid  certificate receiptdesk Test ECC Receipt Signing was revoked at 2025-03-01T00:00:00Z"), "\(revoked)")
+        #expect(!revoked.contains("✓ valid"), "\(revoked)")
     }
 
     @Test func storedBytesShowAsTextOnlyWhenTheyAreTextThroughout() {

@@ -51,7 +51,13 @@ enum DetailLoader {
         do {
             let artefact = try ReceiptDecoder.decode(stored.raw)
             let summary = artefact.summary
-            var detail = ReceiptDetail(stored: stored, environment: summary.environment, verdict: ledger.verifier.verify(artefact),
+            var verdict = ledger.verifier.verify(artefact)
+            if stored.revocationAtImport?.outcome == "revoked", verdict.isValid {
+                // Offline the chain still verifies; its revocation, learnt at import, stands.
+                verdict = Verdict(.invalid, stored.record.verdictReason, chain: verdict.chain, validationTime: verdict.validationTime,
+                                  extraAnchor: verdict.extraAnchor)
+            }
+            var detail = ReceiptDetail(stored: stored, environment: summary.environment, verdict: verdict,
                                        tree: artefact.tree(now: now), purchases: summary.purchases, decodeError: nil)
             for id in summary.purchases.prefix(200).compactMap(\.transactionId) {
                 if let record = try? ledger.transaction(id) { detail.recorded[id] = record }  // unreadable: shown as never recorded

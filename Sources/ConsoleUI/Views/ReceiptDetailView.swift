@@ -68,6 +68,11 @@ enum ReceiptDetailView {
         } else {
             lines.append(DetailLine([Span(" "), ConsoleFormat.verdict(record.verdict), Span("  " + record.verdictReason)]))
         }
+        if let revocation = r.stored.revocationAtImport {
+            lines += DetailLines.paragraph(revocation.summary, width: width, indent: 3,
+                                           style: revocation.outcome == "good" ? .muted : CellStyle(.warning),
+                                           first: revocation.outcome == "good" ? "at import, " : "⚠ at import, ")
+        }
         if let contradiction = r.stored.appleContradiction {
             lines += DetailLines.paragraph(contradiction, width: width, indent: 1, style: CellStyle(.danger, bold: true), first: "✗ ")
         }

@@ -42,6 +42,19 @@ public struct StoredReceipt: Sendable {
     public var appleVerdict: String? = nil
     /// The line saying Apple's last answer contradicts the local verdict, nil when it does not.
     public var appleContradiction: String? = nil
+    /// What the revocation check said when it was imported ("revocation: checked … good"), and
+    /// its outcome ("good", "revoked", "notChecked"); nil when no check was asked for
+    /// (`appStore.revocation` off).
+    public var revocationAtImport: (summary: String, outcome: String)? = nil
+
+    /// The revocation member of a stored verdict (`decoded_json`), when the import checked.
+    static func revocation(inDecoded json: String?) -> (summary: String, outcome: String)? {
+        guard let json, json.contains("\"revocation\""),
+              let object = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any],
+              let revocation = (object["verdict"] as? [String: Any])?["revocation"] as? [String: Any],
+              let summary = revocation["summary"] as? String else { return nil }
+        return (summary, revocation["outcome"] as? String ?? "notChecked")
+    }
 }
 
 /// A manual revocation, for the customer timeline.
@@ -82,7 +95,7 @@ extension Browser {
     public func receipt(_ receiptId: Int64) throws -> StoredReceipt? {
         guard let row = try database.queryFirst("""
             SELECT receipt_id, sha256, raw, format, environment, verdict, verdict_reason, source, customer_id, imported_at, imported_by,
-                   apple_environment, last_verified_at, apple_verdict, apple_contradiction
+                   apple_environment, last_verified_at, apple_verdict, apple_contradiction, decoded_json
             FROM receipts WHERE receipt_id = ?
             """, [.integer(receiptId)]) else { return nil }
         let attempts = try database.query("""
@@ -91,7 +104,8 @@ extension Browser {
         return StoredReceipt(record: PurchaseLedger.receiptRecord(row), raw: row.blob("raw") ?? [],
                              appleEnvironment: row.string("apple_environment"), lastVerifiedAt: row.date("last_verified_at"),
                              attempts: attempts, appleVerdict: row.string("apple_verdict"),
-                             appleContradiction: row.string("apple_contradiction"))
+                             appleContradiction: row.string("apple_contradiction"),
+                             revocationAtImport: StoredReceipt.revocation(inDecoded: row.string("decoded_json")))
     }
 
     /// One conflict by number.

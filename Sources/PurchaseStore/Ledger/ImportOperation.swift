@@ -107,18 +107,19 @@ extension PurchaseLedger {
     func prepareImport(_ input: [UInt8], customer customerId: String, orderId: String?, applicationUsername: String?,
                        source: String, operatorName: String) throws -> PreparedImport {
         try Self.prepare(input, customer: customerId, orderId: orderId, applicationUsername: applicationUsername, source: source,
-                         operatorName: operatorName, verifier: verifier, now: clock())
+                         operatorName: operatorName, verifier: verifier, revocation: revocation, now: clock())
     }
 
     /// The CPU part of an import, safe to run on any thread.
     static func prepare(_ input: [UInt8], customer customerId: String, orderId: String?, applicationUsername: String?,
-                        source: String, operatorName: String, verifier: ReceiptVerifier, now: Date) throws -> PreparedImport {
+                        source: String, operatorName: String, verifier: ReceiptVerifier, revocation: (any RevocationSource)? = nil,
+                        now: Date) throws -> PreparedImport {
         try Validate.operatorName(operatorName)
         // A pasted verifyReceipt request carries the shared secret: only its receipt is kept.
         let bytes = try ReceiptDecoder.artefactBytes(input)
         try Validate.identifier(customerId, "customer id")
         let artefact = try ReceiptDecoder.decode(bytes)
-        let verdict = verifier.verify(artefact)
+        let verdict = verifier.verify(artefact, revocation: revocation)
         let summary = artefact.summary
         var notes: [String] = []
         var sandboxNote: String?

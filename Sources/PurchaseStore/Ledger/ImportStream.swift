@@ -66,13 +66,13 @@ extension PurchaseLedger {
     /// Reads and prepares (decodes, verifies) artefacts on worker threads, in order.
     func preparingPipeline(count: Int, lookahead: Int, operatorName: String,
                            item: @escaping @Sendable (Int) throws -> ImportItem) -> ImportPipeline<Result<PreparedImport, Error>> {
-        let (verifier, now) = (self.verifier, clock())
+        let (verifier, revocation, now) = (self.verifier, self.revocation, clock())
         return ImportPipeline(count: count, lookahead: lookahead) { index in
             Result {
                 let item = try item(index)
                 return try Self.prepare(item.bytes, customer: item.customer, orderId: item.orderId,
                                         applicationUsername: item.applicationUsername, source: item.source,
-                                        operatorName: operatorName, verifier: verifier, now: now)
+                                        operatorName: operatorName, verifier: verifier, revocation: revocation, now: now)
             }
         }
     }

@@ -24,7 +24,7 @@ extension PurchaseLedger {
         guard case .notification(let notification) = artefact else {
             throw StoreError(.invalidInput, "this is a \(artefact.format.rawValue), not an App Store Server Notification: use `receiptdesk import`")
         }
-        let verdict = verifier.verify(artefact)
+        let verdict = verifier.verify(artefact, revocation: revocation)
         guard verdict.isValid else {
             throw StoreError(.notVerified, "notification not applied: \(verdict.status.rawValue): \(verdict.reason)")
         }

@@ -32,6 +32,9 @@ public final class PurchaseLedger {
     /// process there, at a known point (`receiptdesk import` sets it from RECEIPTDESK_TEST_HOLD_*);
     /// nil otherwise.
     public var importItemWritten: ((Int) -> Void)?
+    /// Where imports and notifications learn whether their signing chain was revoked (the
+    /// config's `appStore.revocation`); nil: not checked, and the stored verdict says "off".
+    public var revocation: (any RevocationSource)?
 
     public init(database: SQLDatabase, configuration: StoreConfiguration, verifier: ReceiptVerifier,
                 clock: @escaping () -> Date = Date.init) {
