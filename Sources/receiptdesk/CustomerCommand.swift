@@ -80,7 +80,11 @@ enum CustomerCommand {
         for t in s.transactions {
             var line = "  \(t.transactionId)  \(t.productId) ×\(t.quantity)  \(t.environment.uppercased())  bought \(date(t.purchaseDate))"
             if let expires = t.expiresDate { line += "  expires \(date(expires))" }
-            if let revoked = t.revocationDate ?? t.cancellationDate { line += "  REFUNDED \(date(revoked))" }
+            if t.isFamilyShared { line += "  FAMILY SHARED" }
+            if let ended = t.revocationDate ?? t.cancellationDate {
+                line += t.isUpgraded == true ? "  UPGRADED \(date(ended))" : "  REFUNDED \(date(ended))"
+                if let words = t.revocationWords, t.isUpgraded != true { line += " (\(words))" }
+            }
             line += t.orderId.map { "  order \($0) (\(t.binding))" } ?? "  \(t.binding)"
             lines.append(line)
         }

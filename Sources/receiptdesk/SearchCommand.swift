@@ -56,7 +56,8 @@ enum SearchCommand {
         case .transaction(_, let t):
             let r = t.record
             return "transaction \(r.transactionId)  \(r.customerId)  \(r.productId)  \(r.environment.uppercased())"
-                + (r.revocationDate ?? r.cancellationDate != nil ? "  refunded" : "")
+                + (r.isFamilyShared ? "  family shared" : "")
+                + (r.revocationDate ?? r.cancellationDate != nil ? (r.isUpgraded == true ? "  upgraded" : "  refunded") : "")
         case .receipt(_, let r): return "receipt #\(r.record.receiptId)  \(r.record.customerId ?? "–")  \(r.record.format)  \(r.record.environment)  \(r.record.verdict)"
         case .conflict(_, let c): return "conflict #\(c.conflictId)  transaction \(c.transactionId)  \(c.ownerCustomerId) ← \(c.claimantCustomerId)  \(c.status)"
         case .audit(_, let a): return "audit #\(a.seq)  \(RFC3339.format(a.at))  \(a.operatorName)  \(a.action)  \(a.target)"

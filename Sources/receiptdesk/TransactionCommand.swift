@@ -51,7 +51,10 @@ enum TransactionCommand {
                 let p = verified.transaction.purchase
                 var line = "  \(p.transactionId ?? "?")  \(p.productId ?? "?")  bought \(p.purchaseDate.map(RFC3339.format) ?? "?")"
                 if let expires = p.expiresDate { line += "  expires \(RFC3339.format(expires))" }
-                if let revoked = p.revocationDate { line += "  REFUNDED \(RFC3339.format(revoked))" }
+                if p.ownership == .familyShared { line += "  FAMILY SHARED" }
+                if let revoked = p.revocationDate {
+                    line += p.isUpgraded == true ? "  UPGRADED \(RFC3339.format(revoked))" : "  REFUNDED \(RFC3339.format(revoked))"
+                }
                 if let price = AppleMoney.format(verified.transaction.price, currency: verified.transaction.currency) { line += "  \(price)" }
                 line += owner.map { "  (ledger: \($0))" } ?? "  (not in the ledger)"
                 print(line)

@@ -70,6 +70,10 @@ struct EntitlementChangeLedgerTests {
         let kid = try #require(try Self.entitlement(f, "kid"))
         #expect(kid.isActive && kid.sources.first?.flags.contains("family shared") == true)
         #expect(try f.ledger.transaction(member.transactionId)?.isFamilyShared == true)
+        // The organiser paid: the member's copy is no spend of hers, and says so.
+        let spend = try f.ledger.lifetimeSpend(of: "kid")
+        #expect(spend.amounts.isEmpty && spend.familyShared == 1, "\(spend)")
+        #expect(spend.line == "1 purchase shared by a family organiser (paid by them, not counted)", "\(String(describing: spend.line))")
 
         let revoke = try Self.apply(f, try state.revokeFamilySharing(transactionId: member.transactionId, date: Self.day(5)), at: 5)
         #expect(revoke.customerId == "kid" && revoke.changes.map(\.detail) == ["family sharing revoked 2025-01-06T00:00:00Z"])

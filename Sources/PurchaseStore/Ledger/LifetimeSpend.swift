@@ -3,7 +3,8 @@ import ReceiptCore
 
 /// What a customer paid and got back, per currency, from the prices Apple signed on their
 /// transactions (StoreKit 2 transactions and notifications carry them; app receipts do not, so
-/// `unpriced` counts the purchases the figures leave out).
+/// `unpriced` counts the purchases the figures leave out). A Family Sharing copy is not the
+/// member's purchase: the organiser paid, so it is counted apart (`familyShared`), never as spend.
 public struct LifetimeSpend: Sendable, Equatable {
     /// One currency's totals, in milliunits of it.
     public struct Amount: Sendable, Equatable {
@@ -26,14 +27,17 @@ public struct LifetimeSpend: Sendable, Equatable {
     public let unpriced: Int
     /// Purchases refunded (in full or in part), priced or not.
     public let refunds: Int
+    /// Purchases shared by a family organiser (not paid by this customer).
+    public var familyShared = 0
 
     /// "spent 29.97 USD, refunded 9.99 USD; 2 purchases without a signed price", or nil when no
     /// purchase of the customer carries a signed price.
     public var line: String? {
-        guard !amounts.isEmpty else { return nil }
+        guard !amounts.isEmpty || familyShared > 0 else { return nil }
         var parts = amounts.map { "spent \(AppleMoney.format($0.spent, currency: $0.currency) ?? "?")"
             + ($0.refunded > 0 ? ", refunded \(AppleMoney.format($0.refunded, currency: $0.currency) ?? "?")" : "") }
         if unpriced > 0 { parts.append("\(unpriced) purchase\(unpriced == 1 ? "" : "s") without a signed price (app receipts carry none)") }
+        if familyShared > 0 { parts.append("\(familyShared) purchase\(familyShared == 1 ? "" : "s") shared by a family organiser (paid by them, not counted)") }
         return parts.joined(separator: "; ")
     }
 
@@ -49,11 +53,16 @@ extension PurchaseLedger {
     /// A customer's lifetime spend and refunds (see `LifetimeSpend`).
     public func lifetimeSpend(of customerId: String) throws -> LifetimeSpend {
         var totals: [String: (spent: Int64, refunded: Int64)] = [:]
-        var unpriced = 0, refunds = 0
+        var unpriced = 0, refunds = 0, familyShared = 0
         try database.forEachRow("""
-            SELECT price, currency, quantity, revocation_date, cancellation_date, revocation_type, revocation_percentage, is_upgraded
+            SELECT price, currency, quantity, revocation_date, cancellation_date, revocation_type, revocation_percentage, is_upgraded,
+                   ownership_type
             FROM transactions WHERE customer_id = ?
             """, [.text(customerId)]) { row in
+            if row.string(8) == OwnershipType.familyShared.rawValue {
+                familyShared += 1
+                return
+            }
             let refunded = (row.date(3) != nil || row.date(4) != nil) && row.int(7) != 1
             if refunded { refunds += 1 }
             guard let price = row.int(0), let currency = row.string(1), !currency.isEmpty else {
@@ -71,7 +80,9 @@ extension PurchaseLedger {
             totals[currency] = entry
         }
         let amounts = totals.keys.sorted().compactMap { code in totals[code].map { LifetimeSpend.Amount(currency: code, spent: $0.spent, refunded: $0.refunded) } }
-        return LifetimeSpend(amounts: amounts, unpriced: unpriced, refunds: refunds)
+        var spend = LifetimeSpend(amounts: amounts, unpriced: unpriced, refunds: refunds)
+        spend.familyShared = familyShared
+        return spend
     }
 
     /// Keeps the price Apple signed on a transaction the ledger recorded without one (from an

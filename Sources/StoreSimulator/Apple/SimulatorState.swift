@@ -157,7 +157,15 @@ public final class SimulatorState: @unchecked Sendable {
             purchase.subscriptionGroupIdentifier = latest.subscriptionGroupIdentifier
             purchase.price = records.subscriptions[originalTransactionId]?.renewalPrice ?? latest.price
             purchase.currency = latest.currency
-            let renewed = try records.register(purchase, environment: latest.environment, account: latest.account, reason: "RENEWAL")
+            var renewed = try records.register(purchase, environment: latest.environment, account: latest.account, reason: "RENEWAL")
+            // A 12-month commitment plan's renewal pays its next period, under the same plan.
+            if let commitment = latest.commitment, commitment.billingPeriodNumber < commitment.totalBillingPeriods {
+                renewed.billingPlanType = latest.billingPlanType
+                renewed.commitment = IssuedTransaction.Commitment(
+                    billingPeriodNumber: commitment.billingPeriodNumber + 1, totalBillingPeriods: commitment.totalBillingPeriods,
+                    commitmentPrice: commitment.commitmentPrice, commitmentExpiresDate: commitment.commitmentExpiresDate)
+                records.transactions[renewed.transactionId] = renewed
+            }
             // A price increase is settled once the renewal at the new price happened.
             records.subscriptions[originalTransactionId]?.priceIncreaseStatus = nil
             records.subscriptions[originalTransactionId]?.renewalPrice = nil

@@ -47,6 +47,20 @@ extension DemoScenario {
                 try d.note(d.state.renewAndNotify(originalTransactionId: o, purchaseDate: end, expiresDate: end.addingTimeInterval(30 * Self.day)))
                 try d.note(d.state.redeemOffer(originalTransactionId: o, offerType: 2, offerIdentifier: "WINBACK_3M", date: d.date(daysAgo: 1)))
             }),
+            ("refund-prorated", { d, o, end in
+                try d.note(d.state.renewAndNotify(originalTransactionId: o, purchaseDate: end, expiresDate: end.addingTimeInterval(30 * Self.day)))
+                try d.note(d.state.refundProratedAndNotify(transactionId: try d.latest(o), date: d.date(daysAgo: 1), percentage: 40_000, reason: 1))
+            }),
+            ("upgraded", { d, o, end in
+                try d.note(d.state.renewAndNotify(originalTransactionId: o, purchaseDate: end, expiresDate: end.addingTimeInterval(30 * Self.day)))
+                try d.note(d.state.changeRenewalPreference(originalTransactionId: o, to: DemoCatalogue.yearly, upgrade: true, date: d.date(daysAgo: 1)))
+            }),
+            ("commitment", { d, o, end in
+                try d.state.setCommitment(transactionId: o, billingPlanType: "MONTHLY",
+                                          commitment: .init(billingPeriodNumber: 1, totalBillingPeriods: 12, commitmentPrice: 47_880,
+                                                            commitmentExpiresDate: end.addingTimeInterval(330 * Self.day)))
+                try d.note(d.state.renewAndNotify(originalTransactionId: o, purchaseDate: end, expiresDate: end.addingTimeInterval(30 * Self.day)))
+            }),
             ("renewal-extended", { d, o, end in
                 try d.note(d.state.renewAndNotify(originalTransactionId: o, purchaseDate: end, expiresDate: end.addingTimeInterval(30 * Self.day)))
                 try d.note(d.state.extendRenewalDate(originalTransactionId: o, days: 14, reasonCode: 3, date: d.date(daysAgo: 1)))
@@ -59,6 +73,7 @@ extension DemoScenario {
             try act(&self, original, start.addingTimeInterval(30 * Self.day))
             contactForState(customer, index: 900 + offset)
         }
+        try familyMember(index: 900 + cases.count + 1)
         let customer = "cust-state-refund-request"
         let bought = date(daysAgo: 5)
         let receipt = try state.mintUnifiedReceipt(environment: .production, purchases: [
@@ -85,6 +100,36 @@ extension DemoScenario {
             throw SimulatorError(.invalidRequest, "demo: the receipt for \(customer) holds no transaction")
         }
         return original
+    }
+
+    /// The latest transaction of the subscription `original`.
+    private func latest(_ original: String) throws -> String {
+        guard let latest = state.transactions.filter({ $0.originalTransactionId == original }).max(by: { $0.purchaseDate < $1.purchaseDate }) else {
+            throw SimulatorError(.invalidRequest, "demo: subscription \(original) has no transaction")
+        }
+        return latest.transactionId
+    }
+
+    /// An organiser who shares a lifetime purchase with Family Sharing and the member whose copy
+    /// (`FAMILY_SHARED`, the same original transaction) the app sent for her: two customers, one
+    /// original, no conflict.
+    private mutating func familyMember(index: Int) throws {
+        let organiser = "cust-state-family-organiser", member = "cust-state-family-member"
+        let bought = date(daysAgo: 40)
+        var purchase = SimulatedPurchase(productId: DemoCatalogue.removeAds, type: .nonConsumable, purchaseDate: bought)
+        purchase.price = 2_990
+        purchase.currency = "USD"
+        let receipt = try state.mintUnifiedReceipt(environment: .production, purchases: [purchase], account: organiser,
+                                                   appVersion: "52", originalAppVersion: "50", creationDate: bought.addingTimeInterval(60))
+        importing(Array(receipt.base64.utf8), organiser, "app receipt")
+        guard let original = receipt.transactions.first?.transactionId else {
+            throw SimulatorError(.invalidRequest, "demo: the receipt for \(organiser) holds no transaction")
+        }
+        let copy = try state.shareWithFamily(transactionId: original, account: member)
+        let signed = try JWSBuilder(authority: state.authority).signedTransaction(copy.payload(signedDate: date(daysAgo: 39)))
+        importing(Array(signed.utf8), member, "signed transaction")
+        contactForState(organiser, index: index)
+        contactForState(member, index: index + 1)
     }
 
     private mutating func note(_ minted: MintedNotification) {
