@@ -18,6 +18,14 @@ extension PurchaseLedger {
     /// renewals add transactions, REFUND and REVOKE revoke, EXPIRED ends. A notification about a
     /// transaction no customer owns yet is kept as unmatched and applied when it is sent again.
     public func applyNotification(_ input: [UInt8], operatorName: String) throws -> NotificationResult {
+        let prepared = try prepareNotification(input, operatorName: operatorName)
+        return try database.writeTransaction { try applyPrepared(prepared) }
+    }
+
+    /// Decodes and verifies a notification body without touching the database (any thread):
+    /// what `applyNotifications` applies. Fails as `applyNotification` would on a body that is not
+    /// a notification, does not verify or names no notificationUUID.
+    public func prepareNotification(_ input: [UInt8], operatorName: String) throws -> PreparedNotification {
         try Validate.operatorName(operatorName)
         let bytes = try ReceiptDecoder.artefactBytes(input)
         let artefact = try ReceiptDecoder.decode(bytes)
@@ -31,6 +39,14 @@ extension PurchaseLedger {
         guard let uuid = notification.notificationUUID, !uuid.isEmpty else {
             throw StoreError(.invalidInput, "notification has no notificationUUID: it cannot be applied exactly once")
         }
+        return PreparedNotification(bytes: bytes, artefact: artefact, notification: notification, verdict: verdict, uuid: uuid,
+                                    operatorName: operatorName)
+    }
+
+    /// Applies a prepared notification inside the caller's write transaction.
+    func applyPrepared(_ prepared: PreparedNotification) throws -> NotificationResult {
+        let (bytes, artefact, notification, verdict, uuid, operatorName) = (prepared.bytes, prepared.artefact, prepared.notification,
+                                                                            prepared.verdict, prepared.uuid, prepared.operatorName)
         let type = notification.notificationType ?? "UNKNOWN"
         let now = clock()
         let facts = IncomingTransaction.all(in: artefact).transactions.map { fact -> IncomingTransaction in
@@ -39,7 +55,7 @@ extension PurchaseLedger {
             if type == "REVOKE", revoked.revocationTypeRaw == nil { revoked.revocationTypeRaw = RevocationType.familyRevoke.rawValue }
             return revoked
         }
-        return try database.writeTransaction {
+        do {  // the caller's write transaction
             if let previous = try database.queryFirst("SELECT outcome, customer_id FROM notifications WHERE notification_uuid = ?",
                                                       [.text(uuid)]), previous.string("outcome") != "unmatched" {
                 return NotificationResult(notificationUUID: uuid, notificationType: type, subtype: notification.subtype, applied: false,

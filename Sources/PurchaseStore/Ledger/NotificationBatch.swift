@@ -1,0 +1,38 @@
+import Foundation
+import ReceiptCore
+
+/// A notification body decoded and verified, ready to apply (`PurchaseLedger.prepareNotification`).
+public struct PreparedNotification: Sendable {
+    let bytes: [UInt8]
+    let artefact: DecodedArtefact
+    let notification: ServerNotification
+    let verdict: Verdict
+    /// The notificationUUID it is applied once by.
+    public let uuid: String
+    let operatorName: String
+}
+
+extension PurchaseLedger {
+    /// Applies prepared notifications in one write transaction (one commit, one fsync), each
+    /// inside a savepoint of its own, so one that fails is left out alone and the others apply.
+    /// Should the transaction itself fail (a deadlock with another writer, a busy database, a
+    /// failed commit), each is applied again in a transaction of its own. Outcomes in order;
+    /// exactly as `applyNotification` of each, one after the other, would leave the ledger.
+    public func applyNotifications(_ items: [PreparedNotification]) -> [Result<NotificationResult, Error>] {
+        let alone = { (item: PreparedNotification) in Result { try self.database.writeTransaction { try self.applyPrepared(item) } } }
+        guard items.count > 1 else { return items.map(alone) }
+        let together: [Result<NotificationResult, Error>]
+        do {
+            together = try database.writeTransaction {
+                items.map { item in Result { try database.savepoint { try applyPrepared(item) } } }
+            }
+        } catch {
+            return items.map(alone)
+        }
+        // An item that lost a lock race inside the shared transaction gets its own try.
+        return zip(items, together).map { item, outcome in
+            if case .failure(let error as StoreError) = outcome, error.code == .busy { return alone(item) }
+            return outcome
+        }
+    }
+}
