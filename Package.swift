@@ -19,6 +19,7 @@ let package = Package(
         // Apple over the network (verifyReceipt, the App Store Server API): the core stays offline.
         .target(name: "AppStoreAPI", dependencies: ["ReceiptCore"], path: "Sources/AppStoreAPI"),
         .target(name: "PurchaseStore", dependencies: ["ReceiptCore", "AppStoreAPI", "CSQLite", "CLibPQ"], path: "Sources/PurchaseStore"),
+        .target(name: "LiveService", dependencies: ["PurchaseStore", "ReceiptCore", "AppStoreAPI"], path: "Sources/LiveService"),
         .target(name: "StoreSimulator", dependencies: ["ReceiptCore"], path: "Sources/StoreSimulator"),
         .target(name: "ConsoleUI", dependencies: ["PurchaseStore", "ReceiptCore"], path: "Sources/ConsoleUI"),
         .target(name: "ConsoleCurses", dependencies: ["ConsoleUI", "CNcurses"], path: "Sources/ConsoleCurses"),

@@ -82,22 +82,6 @@ enum ImportCommand {
     }
 
     static func json(_ file: String, _ result: ImportResult) -> JSONValue {
-        .object([
-            ("file", .string(file)), ("receiptId", .int(result.receiptId)), ("changed", .bool(result.changedDatabase)),
-            ("format", .string(result.format.rawValue)), ("environment", .string(result.environment.rawValue)),
-            ("verdict", DecodeReport.verdictJSON(result.verdict)),
-            ("transactions", .array(result.transactions.map { report in
-                var members: [(String, JSONValue)] = [("transactionId", .string(report.transactionId)), ("productId", .string(report.productId))]
-                switch report.outcome {
-                case .recorded(let binding, let order):
-                    members += [("outcome", .string("recorded")), ("binding", .string(binding.rawValue)), ("orderId", .string(order))]
-                case .duplicate: members.append(("outcome", .string("duplicate")))
-                case .conflict(let owner, let id):
-                    members += [("outcome", .string("conflict")), ("owner", .string(owner)), ("conflictId", .int(id))]
-                }
-                return .object(members)
-            })),
-            ("notes", .array(result.notes.map { .string($0) })),
-        ])
+        .object([("file", .string(file))] + LedgerJSON.importResult(result))
     }
 }
