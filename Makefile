@@ -1,10 +1,11 @@
 # receiptdesk — the two commands people need are `make run` and `make test`.
 SHELL := /bin/bash
 SWIFT ?= swift
-# Build: OpenSSL, SQLite, ncurses, libcurl (Foundation's networking), libpq. Tests: the PostgreSQL
-# server, tmux (the console end to end), the sqlite3 shell (CLI tests look inside the database as an
-# operator would), util-linux and bsdutils (runuser for the test server, script for a pseudo-terminal).
-APT_PACKAGES := libssl-dev libsqlite3-dev libncurses-dev libcurl4-openssl-dev libpq-dev postgresql tmux sqlite3 util-linux bsdutils
+# Build: OpenSSL, SQLite, ncurses, libcurl (Foundation's networking), libpq, libmicrohttpd (the
+# service's HTTP server). Tests: the PostgreSQL server, tmux (the console end to end), the sqlite3
+# shell (CLI tests look inside the database as an operator would), util-linux and bsdutils (runuser
+# for the test server, script for a pseudo-terminal).
+APT_PACKAGES := libssl-dev libsqlite3-dev libncurses-dev libcurl4-openssl-dev libpq-dev libmicrohttpd-dev postgresql tmux sqlite3 util-linux bsdutils
 BIN_DEBUG := .build/debug/receiptdesk
 BIN_RELEASE := .build/release/receiptdesk
 DEMO_DB := .build/demo/purchases.sqlite
@@ -57,7 +58,7 @@ test: deps
 # paths, so the normal build is untouched), against the same kind of private PostgreSQL server.
 # swiftc refuses -sanitize=undefined on Linux ("unsupported option"), and Swift code traps on
 # overflow and out-of-bounds access by itself; UBSan instruments the C the modules compile in
-# (the shim.h inline wrappers around OpenSSL, SQLite, libpq and ncurses) through clang.
+# (the shim.h inline wrappers around OpenSSL, SQLite, libpq, ncurses and libmicrohttpd) through clang.
 UBSAN_FLAGS := -Xcc -fsanitize=undefined -Xswiftc -Xclang-linker -Xswiftc -fsanitize=undefined
 # The short soak's pass marks are throughput figures (console inputs, grants per operator in 8 s)
 # that an instrumented build on a busy machine misses; `make test` and `make soak` run it.

@@ -15,6 +15,8 @@ let package = Package(
                        providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CNcurses", path: "Sources/CNcurses", providers: [.apt(["libncurses-dev"])]),
         .systemLibrary(name: "CLibPQ", path: "Sources/CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        .systemLibrary(name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", pkgConfig: "libmicrohttpd",
+                       providers: [.apt(["libmicrohttpd-dev"])]),
         .target(name: "ReceiptCore", dependencies: ["COpenSSL"], path: "Sources/ReceiptCore"),
         // Apple over the network (verifyReceipt, the App Store Server API): the core stays offline.
         .target(name: "AppStoreAPI", dependencies: ["ReceiptCore"], path: "Sources/AppStoreAPI"),
