@@ -22,6 +22,8 @@ let package = Package(
         .target(name: "AppStoreAPI", dependencies: ["ReceiptCore"], path: "Sources/AppStoreAPI"),
         .target(name: "PurchaseStore", dependencies: ["ReceiptCore", "AppStoreAPI", "CSQLite", "CLibPQ"], path: "Sources/PurchaseStore"),
         .target(name: "LiveService", dependencies: ["PurchaseStore", "ReceiptCore", "AppStoreAPI"], path: "Sources/LiveService"),
+        // The long-running service's HTTP server (libmicrohttpd) and its metrics; no routes.
+        .target(name: "HTTPService", dependencies: ["CMicroHTTPD"], path: "Sources/HTTPService"),
         .target(name: "StoreSimulator", dependencies: ["ReceiptCore"], path: "Sources/StoreSimulator"),
         .target(name: "ConsoleUI", dependencies: ["PurchaseStore", "ReceiptCore"], path: "Sources/ConsoleUI"),
         .target(name: "ConsoleCurses", dependencies: ["ConsoleUI", "CNcurses"], path: "Sources/ConsoleCurses"),
@@ -41,6 +43,7 @@ let package = Package(
         .testTarget(name: "ConsoleUITests", dependencies: ["ConsoleUI", "PurchaseStore", "ReceiptCore", "AppStoreAPI", "StoreSimulator", "receiptdesk", "Benchmarks"],
                     path: "Tests/ConsoleUITests", exclude: ["Snapshots"]),
         .testTarget(name: "BenchmarksTests", dependencies: ["Benchmarks", "ReceiptCore"], path: "Tests/BenchmarksTests"),
+        .testTarget(name: "HTTPServiceTests", dependencies: ["HTTPService"], path: "Tests/HTTPServiceTests"),
         .testTarget(name: "StoreSimulatorTests", dependencies: ["StoreSimulator", "ReceiptCore", "AppStoreAPI"],
                     path: "Tests/StoreSimulatorTests"),
     ]
