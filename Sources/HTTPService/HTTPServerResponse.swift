@@ -4,7 +4,7 @@ import Foundation
 /// Content-Length itself (a Content-Length or Transfer-Encoding given here is dropped) and adds
 /// `Connection: close` while it is stopping.
 public struct HTTPServerResponse: Sendable {
-    /// The status code, 100…999 (a code outside that is answered 500 instead, and logged).
+    /// The status code, 200…999 (anything else, a 1xx included, is answered 500 instead, and logged).
     public var status: Int
     /// Header fields in order, as given. A name or value holding CR, LF or (in a name) a colon or
     /// space cannot be sent: the server answers 500 instead and logs which field it was.
