@@ -71,6 +71,31 @@ extension HTTPServiceTests {
             #expect(try missing.json()["error"] as? String == "no route for /missing")
         }
 
+        @Test("an answer the server cannot send as given (a 1xx status, a line break in a header) goes out as a logged 500; framing headers are the server's")
+        func unsendableAnswers() throws {
+            let messages = Lines()
+            let server = try Harness.started(messages: messages) { request in
+                switch request.path {
+                case "/early": return HTTPServerResponse(status: 103, body: Array("x".utf8))
+                case "/split": return HTTPServerResponse(status: 200, headers: [("X-Split", "a\r\nSet-Cookie: b")])
+                default: return HTTPServerResponse(status: 200, headers: [("Content-Length", "999")], body: Array("ok".utf8))
+                }
+            }
+            defer { server.stop() }
+            for path in ["/early", "/split"] {
+                let client = try RawClient(port: server.port)
+                client.send(Harness.get(path))
+                let response = try #require(client.readResponse())
+                #expect(response.status == 500 && response.headers["x-split"] == nil && response.headers["set-cookie"] == nil)
+                #expect(try response.json()["error"] as? String == "the service could not form its answer")
+            }
+            #expect(messages.all.filter { $0.contains("answered 500 instead") }.count == 2, "\(messages.all)")
+            let client = try RawClient(port: server.port)
+            client.send(Harness.get("/framed"))
+            let framed = try #require(client.readResponse())
+            #expect(framed.headers["content-length"] == "2" && framed.body == Array("ok".utf8))
+        }
+
         @Test("200 requests from 8 threads, on fresh and kept-alive connections, each get their own answer")
         func concurrent() throws {
             let log = HandlerLog()
