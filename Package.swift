@@ -21,7 +21,7 @@ let package = Package(
         // Apple over the network (verifyReceipt, the App Store Server API): the core stays offline.
         .target(name: "AppStoreAPI", dependencies: ["ReceiptCore"], path: "Sources/AppStoreAPI"),
         .target(name: "PurchaseStore", dependencies: ["ReceiptCore", "AppStoreAPI", "CSQLite", "CLibPQ"], path: "Sources/PurchaseStore"),
-        .target(name: "LiveService", dependencies: ["PurchaseStore", "ReceiptCore", "AppStoreAPI"], path: "Sources/LiveService"),
+        .target(name: "LiveService", dependencies: ["PurchaseStore", "ReceiptCore", "AppStoreAPI", "HTTPService"], path: "Sources/LiveService"),
         // The long-running service's HTTP server (libmicrohttpd) and its metrics; no routes.
         .target(name: "HTTPService", dependencies: ["CMicroHTTPD"], path: "Sources/HTTPService"),
         .target(name: "StoreSimulator", dependencies: ["ReceiptCore"], path: "Sources/StoreSimulator"),
@@ -30,7 +30,7 @@ let package = Package(
         // Every bench and soak case; the command line calls it, no product module imports it.
         .target(name: "Benchmarks", dependencies: ["ReceiptCore", "AppStoreAPI", "PurchaseStore", "StoreSimulator", "ConsoleUI"],
                 path: "Sources/Benchmarks"),
-        .executableTarget(name: "receiptdesk", dependencies: ["ReceiptCore", "AppStoreAPI", "PurchaseStore", "StoreSimulator", "ConsoleUI", "ConsoleCurses", "Benchmarks"],
+        .executableTarget(name: "receiptdesk", dependencies: ["ReceiptCore", "AppStoreAPI", "PurchaseStore", "StoreSimulator", "ConsoleUI", "ConsoleCurses", "Benchmarks", "LiveService", "HTTPService"],
                           path: "Sources/receiptdesk"),
         .testTarget(name: "ReceiptCoreTests", dependencies: ["ReceiptCore", "StoreSimulator"],
                     path: "Tests/ReceiptCoreTests"),

@@ -21,10 +21,12 @@ rd_mhd_start_daemon (unsigned int flags,
                      void *closure,
                      struct MHD_OptionItem *options)
 {
+  /* The logger first: libmicrohttpd logs about every option after it through it (it warns
+     when the logger comes later). */
   return MHD_start_daemon (flags, 0, NULL, NULL, access_handler, closure,
+                           MHD_OPTION_EXTERNAL_LOGGER, logger, closure,
                            MHD_OPTION_NOTIFY_COMPLETED, request_completed, closure,
                            MHD_OPTION_NOTIFY_CONNECTION, connection_notify, closure,
-                           MHD_OPTION_EXTERNAL_LOGGER, logger, closure,
                            MHD_OPTION_ARRAY, options,
                            MHD_OPTION_END);
 }

@@ -49,6 +49,10 @@ enum CommandRunner {
                       line, or append it to FILE (fsync); run from cron after changes. --new-key
                       writes a key (0600, never over a file) and prints its public key
       notify FILE|-   apply an App Store Server Notification V2 once per notificationUUID
+      serve [--listen HOST:PORT] --tokens FILE [--max-body BYTES] [--max-connections N] [--idle-timeout S]
+                      the live service: POST /v1/purchases (bearer token), POST /v1/apple/notifications
+                      (Apple's signature), GET /v1/customers/ID/entitlements, /healthz, /readyz, /metrics;
+                      SIGTERM stops it gracefully. serve token add NAME --tokens FILE prints a new token once
       reverify RECEIPT_ID | --customer ID | --all [--concurrency N]
                       ask Apple (config appStore) about stored receipts and apply what it knows
       demo [--db PATH] [--customers N] [--force]
@@ -173,6 +177,7 @@ enum CommandRunner {
             case "refunds": return try RefundsCommand.run(rest)
             case "notifications": return try NotificationsCommand.run(rest)
             case "transaction": return try TransactionCommand.run(rest)
+            case "serve": return try ServeCommand.run(rest)
             case "help", "--help", "-h":
                 print(usage)
                 return .ok
