@@ -43,7 +43,8 @@ let package = Package(
         .testTarget(name: "ConsoleUITests", dependencies: ["ConsoleUI", "PurchaseStore", "ReceiptCore", "AppStoreAPI", "StoreSimulator", "receiptdesk", "Benchmarks"],
                     path: "Tests/ConsoleUITests", exclude: ["Snapshots"]),
         .testTarget(name: "BenchmarksTests", dependencies: ["Benchmarks", "ReceiptCore"], path: "Tests/BenchmarksTests"),
-        .testTarget(name: "HTTPServiceTests", dependencies: ["HTTPService"], path: "Tests/HTTPServiceTests"),
+        .testTarget(name: "HTTPServiceTests", dependencies: ["HTTPService", "LiveService", "PurchaseStore", "ReceiptCore", "StoreSimulator"],
+                    path: "Tests/HTTPServiceTests"),
         .testTarget(name: "StoreSimulatorTests", dependencies: ["StoreSimulator", "ReceiptCore", "AppStoreAPI"],
                     path: "Tests/StoreSimulatorTests"),
     ]
