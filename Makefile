@@ -5,7 +5,7 @@ SWIFT ?= swift
 # service's HTTP server). Tests: the PostgreSQL server, tmux (the console end to end), the sqlite3
 # shell (CLI tests look inside the database as an operator would), util-linux and bsdutils (runuser
 # for the test server, script for a pseudo-terminal).
-APT_PACKAGES := libssl-dev libsqlite3-dev libncurses-dev libcurl4-openssl-dev libpq-dev libmicrohttpd-dev postgresql tmux sqlite3 util-linux bsdutils
+APT_PACKAGES := libssl-dev libsqlite3-dev libncurses-dev libcurl4-openssl-dev libpq-dev libmicrohttpd-dev postgresql tmux sqlite3 util-linux bsdutils curl
 BIN_DEBUG := .build/debug/receiptdesk
 BIN_RELEASE := .build/release/receiptdesk
 DEMO_DB := .build/demo/purchases.sqlite

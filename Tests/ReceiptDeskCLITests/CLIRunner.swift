@@ -66,6 +66,9 @@ enum CLIRunner {
         }
 
         var pid: Int32 { process.processIdentifier }
+
+        /// What it has printed on standard output so far.
+        var stdoutSoFar: String { String(decoding: (try? Data(contentsOf: stdoutURL)) ?? Data(), as: UTF8.self) }
         var isRunning: Bool { process.isRunning }
 
         /// Sends `signal` (SIGKILL: no cleanup at all) to the process.
