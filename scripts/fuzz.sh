@@ -18,11 +18,11 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 SRC=${FUZZ_SRC:-$ROOT}
 OUT=${FUZZ_OUT:-$ROOT/.build/fuzz}
 SWIFTC=${SWIFTC:-swiftc}
-ALL_TARGETS=(der unified legacy jws verifyreceipt detect config http console)
+ALL_TARGETS=(der unified legacy jws verifyreceipt detect config http console serve)
 LIB=$OUT/lib
 BIN=$OUT/bin
 FLAGS=(-swift-version 6 -parse-as-library -Onone -sanitize=fuzzer,address -use-ld=lld -j"$(nproc 2>/dev/null || echo 2)")
-CMODULES=(-I "$SRC/Sources/COpenSSL" -I "$SRC/Sources/CSQLite" -I "$SRC/Sources/CLibPQ" -Xcc -I/usr/include/postgresql)
+CMODULES=(-I "$SRC/Sources/COpenSSL" -I "$SRC/Sources/CSQLite" -I "$SRC/Sources/CLibPQ" -I "$SRC/Sources/CMicroHTTPD" -Xcc -I/usr/include/postgresql)
 
 log() { echo "fuzz: $*" >&2; }
 
@@ -54,13 +54,15 @@ build() {
     module StoreSimulator ReceiptCore
     module PurchaseStore AppStoreAPI ReceiptCore
     module ConsoleUI PurchaseStore AppStoreAPI ReceiptCore
+    module HTTPService
+    module LiveService HTTPService PurchaseStore AppStoreAPI ReceiptCore
     local support=("$ROOT"/Fuzz/Support/*.swift)
     for target in "${TARGETS[@]}"; do
         if newer_than "$BIN/$target" "$ROOT/Fuzz/Targets/$target.swift" "${support[@]}" "$LIB"; then
             log "linking $target"
             "$SWIFTC" "${FLAGS[@]}" -module-name "Fuzz_$target" -I "$LIB" -L "$LIB" "${CMODULES[@]}" \
                 "$ROOT/Fuzz/Targets/$target.swift" "${support[@]}" \
-                -lConsoleUI -lPurchaseStore -lStoreSimulator -lAppStoreAPI -lReceiptCore -lcrypto -lsqlite3 -lpq -o "$BIN/$target"
+                -lLiveService -lHTTPService -lConsoleUI -lPurchaseStore -lStoreSimulator -lAppStoreAPI -lReceiptCore -lcrypto -lsqlite3 -lpq -lmicrohttpd -o "$BIN/$target"
         fi
     done
 }
