@@ -29,6 +29,10 @@ enum TabBarView {
             right.append(Span("⚠ AUDIT LOG ALTERED ", CellStyle(.danger, bold: true, reverse: true)))
             right.append(Span(" "))
         }
+        // How fresh the ledger is: its newest arrival (a served purchase or notification, an import).
+        if let arrival = state.counts.lastArrival, width >= 100 {
+            right.append(Span("live: \(Self.ago(state.now.timeIntervalSince(arrival))) ", .muted))
+        }
         // The zone every time on screen is in (u switches to UTC and back).
         right.append(Span(DisplayZone.abbreviation(for: state.now) + "  ", state.showUTC ? CellStyle(.accent, bold: true) : .muted))
         right += [Span("? ", CellStyle(.accent, bold: true)), Span("help ", .muted)]
@@ -54,6 +58,17 @@ enum TabBarView {
         }
         screen.put(Columns.fit(left, to: room), row: 0, column: 0, width: room)
         screen.put(right, row: 0, column: room + 1, width: width - room - 1)
+    }
+
+    /// "3 s ago", "4 min ago", "2 h ago", "12 d ago" ("just now" under a second or in the future).
+    static func ago(_ seconds: Double) -> String {
+        guard seconds >= 1 else { return "just now" }
+        switch seconds {
+        case ..<60: return "\(Int(seconds)) s ago"
+        case ..<3600: return "\(Int(seconds / 60)) min ago"
+        case ..<86_400: return "\(Int(seconds / 3600)) h ago"
+        default: return "\(Int(seconds / 86_400)) d ago"
+        }
     }
 
     /// The tab labels at the most detailed level that fits, with their columns.

@@ -10,6 +10,9 @@ import ReceiptCore
 public struct BrowseCounts: Sendable, Equatable {
     public var rows: [BrowseTable: Int64]
     public var openConflicts: Int64
+    /// When the newest artefact arrived (its receipt row: an import, a served purchase or
+    /// notification); nil on an empty ledger. What "live: 3 s ago" is measured from.
+    public var lastArrival: Date? = nil
 
     public init(rows: [BrowseTable: Int64] = [:], openConflicts: Int64 = 0) {
         self.rows = rows
@@ -74,6 +77,8 @@ extension Browser {
             counts.rows[table] = try rowCount(name)
         }
         counts.openConflicts = try database.queryFirst("SELECT count(*) AS n FROM conflicts WHERE status = 'open'", [])?.int("n") ?? 0
+        // The newest receipt by its key: one index step, whatever the table's size.
+        counts.lastArrival = try database.queryFirst("SELECT imported_at FROM receipts ORDER BY receipt_id DESC LIMIT 1", [])?.date("imported_at")
         return counts
     }
 
