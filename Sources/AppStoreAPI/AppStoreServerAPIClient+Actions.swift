@@ -12,10 +12,12 @@ import ReceiptCore
 ///     Request a Test Notification          POST /inApps/v1/notifications/test
 ///     Get Test Notification Status         GET  /inApps/v1/notifications/test/{testNotificationToken}
 ///     Set App Account Token                PUT  /inApps/v1/transactions/{originalTransactionId}/appAccountToken
+///     Finish Transaction                   POST /inApps/v1/transactions/{transactionId}/finish
 ///
 /// Unlike the look-ups, these go to the one environment given (the subscription's, known from the
 /// ledger): changing something in the other environment by fallback would be wrong. Retries are
-/// safe: extensions carry a request identifier Apple deduplicates on, and the PUTs set a value.
+/// safe: extensions carry a request identifier Apple deduplicates on, the PUTs set a value, and
+/// finishing a finished transaction is answered 200 again.
 extension AppStoreServerAPIClient {
     /// The most days one extension may add, and the most extensions per subscription in 365 days.
     public static let maxExtensionDays = 90
@@ -147,6 +149,17 @@ extension AppStoreServerAPIClient {
         var loop = makeLoop()
         _ = try await send("PUT", "/inApps/v1/transactions/\(id)/appAccountToken", environment, &loop,
                            body: .object([("appAccountToken", .string(uuid.uuidString.lowercased()))]))
+        return loop.attempts
+    }
+
+    /// Finish Transaction (API 1.20): tells Apple the merchant has finished processing the
+    /// transaction (delivered what it bought). No request body; 200 with an empty body, also for
+    /// a transaction finished before (Apple is idempotent). Apple's refusals keep their names:
+    /// 4040010 `transactionIdNotFound` (unknown in this environment), 4000006 `invalidTransactionId`.
+    public func finishTransaction(transactionId: String, environment: Environment) async throws -> [AppStoreAttempt] {
+        let id = try Self.identifier(transactionId, "transaction id")
+        var loop = makeLoop()
+        _ = try await send("POST", "/inApps/v1/transactions/\(id)/finish", environment, &loop)
         return loop.attempts
     }
 

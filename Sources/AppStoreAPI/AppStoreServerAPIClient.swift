@@ -3,7 +3,7 @@ import ReceiptCore
 
 /// A client for the App Store Server API (`Authorization: Bearer <JWT>`). Its read endpoints are
 /// here; the ones that act at Apple (extensions, consumption, notification history, test
-/// notifications, app account tokens) are in `AppStoreServerAPIClient+Actions.swift`:
+/// notifications, app account tokens, finishing a transaction) are in `AppStoreServerAPIClient+Actions.swift`:
 ///
 ///     Get Transaction Info          /inApps/v1/transactions/{transactionId}
 ///     Get Transaction History (v2)  /inApps/v2/history/{transactionId}?revision=…

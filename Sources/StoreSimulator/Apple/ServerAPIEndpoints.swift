@@ -25,7 +25,8 @@ import ReceiptCore
 /// The endpoints that act at Apple live in their own files: `ExtensionEndpoints` (PUT
 /// extend/{id}, POST extend/mass, GET extend/mass/{productId}/{requestIdentifier}),
 /// `ConsumptionEndpoint` (PUT transactions/consumption/{id}), `AppAccountTokenEndpoint` (PUT
-/// transactions/{id}/appAccountToken), `NotificationHistoryEndpoint` (POST notifications/history)
+/// transactions/{id}/appAccountToken), `FinishTransactionEndpoint` (POST transactions/{id}/finish),
+/// `NotificationHistoryEndpoint` (POST notifications/history)
 /// and `TestNotificationEndpoints` (POST notifications/test, GET notifications/test/{token}).
 /// Their bodies are JSON (`ServerAPIRequestBody`: at most 64 KiB, else 400 4000000). A route
 /// that changes the records runs as one `SimulatorState.change`: with a state directory, under
@@ -74,6 +75,7 @@ struct ServerAPIEndpoints {
         Route("PUT", "inApps/v1/transactions/consumption/{}", changes: true) { e, r, p in try e.sendConsumption(r, transactionId: p[0]) },
         Route("PUT", "inApps/v2/transactions/consumption/{}", changes: true) { e, r, p in try e.sendConsumptionV2(r, transactionId: p[0]) },
         Route("PUT", "inApps/v1/transactions/{}/appAccountToken", changes: true) { e, r, p in try e.setAppAccountToken(r, originalTransactionId: p[0]) },
+        Route("POST", "inApps/v1/transactions/{}/finish", changes: true) { e, _, p in try e.finishTransaction(transactionId: p[0]) },
         Route("GET", "inApps/v2/history/{}") { e, r, p in try e.history(p[0], r) },
         Route("GET", "inApps/v1/lookup/{}") { e, r, p in try e.lookup(p[0]) },
         Route("POST", "inApps/v1/subscriptions/extend/mass", changes: true) { e, r, p in try e.massExtend(r) },

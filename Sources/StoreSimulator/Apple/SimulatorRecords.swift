@@ -53,11 +53,13 @@ public struct SimulatorRecords: Codable, Sendable {
     public var pendingConsumptionRequests: [String: Date] = [:]
     /// Test notification token → the TEST notification's UUID.
     public var testNotifications: [String: String] = [:]
+    /// Transaction id → that the merchant finished it (Finish Transaction), and when.
+    public var finishedTransactions: [String: TransactionFinish] = [:]
 
     enum CodingKeys: String, CodingKey {
         case version, bundleId, appAppleId, transactions, orders, subscriptions, notifications, nextTransactionNumber
         case nextOrderNumber, nextAccountNumber, nextWebOrderNumber, extensions, massExtensions, consumption
-        case pendingConsumptionRequests, testNotifications
+        case pendingConsumptionRequests, testNotifications, finishedTransactions
     }
 
     /// Decodes saved records; members added after the first files were written may be missing
@@ -80,6 +82,7 @@ public struct SimulatorRecords: Codable, Sendable {
         consumption = try c.decodeIfPresent([ConsumptionRecord].self, forKey: .consumption) ?? []
         pendingConsumptionRequests = try c.decodeIfPresent([String: Date].self, forKey: .pendingConsumptionRequests) ?? [:]
         testNotifications = try c.decodeIfPresent([String: String].self, forKey: .testNotifications) ?? [:]
+        finishedTransactions = try c.decodeIfPresent([String: TransactionFinish].self, forKey: .finishedTransactions) ?? [:]
     }
 
     /// Empty records for an app.
