@@ -168,6 +168,33 @@ struct AppleExactlyOnceTests {
         #expect(try AuditLog.verify(f.database).isIntact)
     }
 
+    /// Two operators finish one delivered transaction at the same moment: the second is refused
+    /// while the first is at Apple, or comes after it and is answered from the ledger; either way
+    /// Apple is asked once, the ledger records one finish (the winner's) and the audit one entry.
+    @Test(arguments: TestBackend.available)
+    func twoFinishesOfOneTransactionAskAppleOnceAndRecordOnce(_ backend: TestBackend) throws {
+        let f = try BackendLedgerFixture(backend, now: Self.now)
+        let apple = try Apple(f)
+        let race = try TwoWritersRace(f)
+        let actions = try race.operators.map(apple.actions)
+        for round in 0..<Self.rounds {
+            let id = try apple.subscriber(f, "fin-\(round)")
+            let answers = OutcomeSlots(race.operators.count)
+            let outcomes = race.atOnce { _, worker in
+                let outcome = try Self.blocking { try await actions[worker].finishTransaction(id, reason: "delivered \(worker)", operatorName: "op\(worker)") }
+                if case .finished = outcome { answers.set(worker, "finished") } else { answers.set(worker, "already") }
+            }
+            #expect(outcomes.sorted() == ["alreadyExists", "done"] || outcomes == ["done", "done"], "round \(round): \(outcomes)")
+            #expect(answers.values.filter { $0 == "finished" }.count == 1, "round \(round): \(answers.values)")
+            let winner = try #require(answers.values.firstIndex(of: "finished"))
+            #expect(apple.state.finish(transactionId: id)?.requests == 1, "round \(round): Apple was asked once")
+            let row = try #require(try f.database.queryFirst("SELECT finished_at, finished_by FROM transactions WHERE transaction_id = ?", [.text(id)]))
+            #expect(row.date("finished_at") == LedgerFixture.date(Self.now) && row.string("finished_by") == "op\(winner)", "round \(round)")
+            #expect(try Self.auditCount(f, "apple-finish-transaction", containing: id) == 1, "round \(round)")
+        }
+        #expect(try AuditLog.verify(f.database).isIntact)
+    }
+
     /// The extended subscription is the one read back, not the customer's first.
     @Test(arguments: TestBackend.available)
     func theReadBackAfterAnExtensionIsTheExtendedSubscription(_ backend: TestBackend) throws {

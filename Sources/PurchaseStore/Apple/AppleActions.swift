@@ -220,6 +220,25 @@ public struct AppleActions: Sendable {
         try ledger.run { try $0.recordAppAccountToken(plan, reason: reason, operatorName: operatorName, attempts: attempts.count) }
     }
 
+    // MARK: Finishing
+
+    /// Tells Apple a delivered transaction is finished (Finish Transaction), then records when
+    /// and by whom (audited "apple-finish-transaction"). Exactly once: the transaction is held
+    /// while Apple is asked (a second operator finishing it at that moment is refused,
+    /// `InFlightClaim`), and the ledger is read after the hold is taken, so a transaction finished
+    /// before is answered from the ledger without asking Apple again. Refuses, before Apple is
+    /// asked, what is not delivered (`PurchaseLedger.planTransactionFinish`).
+    public func finishTransaction(_ transactionId: String, reason: String, operatorName: String) async throws -> TransactionFinishOutcome {
+        try Validate.reason(reason)
+        try Validate.operatorName(operatorName)
+        let claim = try ledger.run { try $0.holdInFlight("finish:\(transactionId)", "finishing transaction \(transactionId)") }
+        defer { ledger.run { _ in claim.finish() } }
+        let plan = try ledger.run { try $0.planTransactionFinish(transactionId) }
+        if let finished = plan.finished { return .alreadyFinished(finished) }
+        let attempts = try await client.finishTransaction(transactionId: plan.transactionId, environment: plan.environment)
+        return try ledger.run { try $0.recordTransactionFinished(plan, reason: reason, operatorName: operatorName, attempts: attempts.count) }
+    }
+
     // MARK: Offers
 
     /// Signs a promotional or win-back offer (Apple's version 2 signature) for a customer to

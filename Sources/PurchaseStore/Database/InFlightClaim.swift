@@ -4,7 +4,7 @@ import Glibc
 #endif
 
 /// One operator's hold on an action at Apple while it is in flight (an extension, a mass
-/// extension, a token change, a consumption send), so a second operator asking for the same
+/// extension, a token change, a consumption send, a finish), so a second operator asking for the same
 /// action at the same moment is refused instead of asking Apple a second time.
 ///
 /// The hold belongs to the process (the session) that took it, not to a row: a process that dies

@@ -57,7 +57,8 @@ extension PurchaseLedger {
                           firstReceiptId: row.int("first_receipt_id") ?? 0, repeatArrivals: row.int("repeat_arrivals") ?? 0,
                           ownershipType: row.string("ownership_type"), revocationType: row.string("revocation_type"),
                           revocationPercentage: row.int("revocation_percentage"), isUpgraded: row.int("is_upgraded").map { $0 == 1 },
-                          billingPlanType: row.string("billing_plan_type"), commitment: Self.commitment(row))
+                          billingPlanType: row.string("billing_plan_type"), commitment: Self.commitment(row),
+                          finishedAt: row.date("finished_at"), finishedBy: row.string("finished_by"))
     }
 
     static func receiptRecord(_ row: SQLRow) -> ReceiptRecord {

@@ -86,6 +86,9 @@ public struct TransactionRecord: Sendable, Equatable {
     /// A 12-month commitment plan: `billingPlanType` as written, and the commitment.
     public var billingPlanType: String? = nil
     public var commitment: TransactionCommitment? = nil
+    /// When it was finished at Apple (Finish Transaction) and by whom; nil: not finished.
+    public var finishedAt: Date? = nil
+    public var finishedBy: String? = nil
 
     /// Whether a family organiser shares it with this customer.
     public var isFamilyShared: Bool { ownershipType == OwnershipType.familyShared.rawValue }

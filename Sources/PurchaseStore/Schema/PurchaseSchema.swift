@@ -215,5 +215,6 @@ public enum PurchaseSchema {
         EntitlementFieldsSchema.migration,
         AppleIdentifiersSchema.migration,
         MoneySchema.migration,
+        FinishedTransactionsSchema.migration,
     ]
 }
