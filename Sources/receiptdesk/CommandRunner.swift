@@ -93,6 +93,16 @@ enum CommandRunner {
       transaction history TX | transaction app-info ANY_TX | transaction set-token ORIGINAL_TX --token UUID --reason TEXT [--dry-run]
                       Apple's history of a transaction's account; fix a purchase's app account
                       token at Apple and in the ledger
+      transaction show TX
+                      one transaction as the ledger holds it, and when (and by whom) it was finished at Apple
+      transaction finish TX --reason TEXT [--dry-run]
+                      tell Apple a delivered transaction is finished (Finish Transaction), audited; a
+                      repeat says "already finished at … by …" without asking Apple. Delivered: in the
+                      ledger, from production or sandbox, not refunded or revoked (an upgrade counts),
+                      granting something (its product in the catalogue, a quantity above 0, a sandbox
+                      purchase only for a tester or with allowSandbox), no open conflict over it, and its
+                      order, if it has one, paid and not ambiguous. Exit 65: not delivered, not in the
+                      ledger, or refused by Apple; 69 or 75 (try again): Apple unreachable
       bench [--json] [--postgres URL [--receipts N]]
                       measure decode and verify speed (make bench builds it for release); with
                       --postgres also import from 1 and 4 processes and lookups on PostgreSQL beside

@@ -86,6 +86,7 @@ enum CustomerCommand {
                 if let words = t.revocationWords, t.isUpgraded != true { line += " (\(words))" }
             }
             line += t.orderId.map { "  order \($0) (\(t.binding))" } ?? "  \(t.binding)"
+            if let finished = t.finishedAt { line += "  finished at Apple \(date(finished))" }
             lines.append(line)
         }
         lines += ["", "receipts:"]

@@ -7,18 +7,48 @@ import ReceiptCore
 /// customer's Apple account, verified) and `transaction set-token ORIGINAL --token UUID --reason T`
 /// (Set App Account Token at Apple, then in the ledger), and `transaction app-info ID` (Get App
 /// Transaction Info: the customer's download of the app, from any of their transaction ids,
-/// original transaction ids or their app transaction id, verified).
+/// original transaction ids or their app transaction id, verified), `transaction show TX` (one
+/// transaction as the ledger holds it) and `transaction finish TX --reason T` (`FinishCommand`).
 enum TransactionCommand {
     static func run(_ arguments: [String]) throws -> ExitStatus {
-        guard let sub = arguments.first else { throw CommandFailure.usage("transaction needs a subcommand: history, app-info or set-token") }
+        guard let sub = arguments.first else { throw CommandFailure.usage("transaction needs a subcommand: show, history, app-info, set-token or finish") }
         var args = Arguments(Array(arguments.dropFirst()))
         let options = try StoreOptions.take(&args)
         switch sub {
+        case "show": return try show(&args, options)
         case "history": return try history(&args, options)
         case "set-token": return try setToken(&args, options)
         case "app-info": return try appInfo(&args, options)
-        default: throw CommandFailure.usage("unknown transaction subcommand '\(sub)': use history, app-info or set-token")
+        case "finish": return try FinishCommand.finish(&args, options)
+        default: throw CommandFailure.usage("unknown transaction subcommand '\(sub)': use show, history, app-info, set-token or finish")
         }
+    }
+
+    /// The ledger's record of one transaction: who owns it, what it is, its order, whether it was
+    /// refunded, and whether (when, by whom) it was finished at Apple.
+    private static func show(_ args: inout Arguments, _ options: StoreOptions) throws -> ExitStatus {
+        guard let id = try args.finish(maxPositionals: 1).first else { throw CommandFailure.usage("transaction show needs TRANSACTION_ID") }
+        let ledger = try options.openLedgerForReading()
+        guard let t = try ledger.transaction(id) else {
+            throw CommandFailure.badInput("transaction \(id) is not in the ledger")
+        }
+        if options.json {
+            print(LedgerJSON.transaction(t).serialized())
+            return .ok
+        }
+        func date(_ d: Date?) -> String { d.map(RFC3339.format) ?? "–" }
+        var lines = ["transaction \(t.transactionId)  \(t.productId) ×\(t.quantity)  \(t.environment.uppercased())",
+                     "  customer         \(t.customerId)"]
+        if let original = t.originalTransactionId, original != t.transactionId { lines.append("  original         \(original)") }
+        lines.append("  bought           \(date(t.purchaseDate))" + (t.expiresDate.map { "  expires \(date($0))" } ?? ""))
+        if let revoked = t.revocationDate ?? t.cancellationDate {
+            lines.append("  refunded         \(date(revoked))" + (t.revocationWords.map { " (\($0))" } ?? ""))
+        }
+        lines.append("  order            " + (t.orderId.map { "\($0) (\(t.binding))" } ?? t.binding))
+        lines.append("  first receipt    #\(t.firstReceiptId)")
+        lines.append("  Apple            " + (t.finishedAt.map { "finished at Apple \(date($0)) by \(t.finishedBy ?? "unknown")" } ?? "not finished at Apple"))
+        print(lines.joined(separator: "\n"))
+        return .ok
     }
 
     private static func history(_ args: inout Arguments, _ options: StoreOptions) throws -> ExitStatus {

@@ -192,6 +192,54 @@ struct AppleActionCommandsTests {
         #expect(history.status == 0 && history.stdout.contains(original), "\(history.stderr)")
     }
 
+    /// A transaction of `customer` picked from `customer show --json`.
+    static func transaction(_ demo: Demo, _ customer: String, where pick: ([String: Any]) -> Bool) throws -> String {
+        let show = try Self.object(try CLIRunner.run(["customer", "show", customer, "--json"] + demo.common).stdout)
+        let transactions = try #require(show["transactions"] as? [[String: Any]], "\(show)")
+        return try #require(transactions.first(where: pick)?["transactionId"] as? String, "\(transactions)")
+    }
+
+    /// How many Finish Transaction requests the simulator got for `id` (nil: none).
+    static func finishRequests(_ demo: Demo, _ id: String) throws -> Int? {
+        let state = try Self.object(try String(contentsOf: demo.folder.appendingPathComponent("simulator/state.json"), encoding: .utf8))
+        return ((state["finishedTransactions"] as? [String: Any])?[id] as? [String: Any])?["requests"] as? Int
+    }
+
+    @Test func transactionFinishTellsAppleOnceThenSaysWhenAndByWhom() throws {
+        let demo = try Demo()
+        // 佐藤さくら's gems, bought for an order of hers (paid).
+        let id = try Self.transaction(demo, "佐藤さくら") { $0["productId"] as? String == "com.example.game.coins.1200" && $0["orderId"] is String }
+        let before = try CLIRunner.run(["transaction", "show", id] + demo.common)
+        #expect(before.status == 0 && before.stdout.contains("not finished at Apple"), "\(before.stdout) \(before.stderr)")
+        expectFailure(try CLIRunner.run(["transaction", "finish", id] + demo.common), 64, "needs --reason")
+        let dry = try CLIRunner.run(["transaction", "finish", id, "--dry-run"] + demo.common)
+        #expect(dry.status == 0 && dry.stdout.contains("delivered for order ") && dry.stdout.contains("dry run: nothing asked of Apple"), "\(dry.stdout)")
+        #expect(try Self.finishRequests(demo, id) == nil)
+        let done = try CLIRunner.run(["transaction", "finish", id, "--reason", "gems delivered (ticket 88)", "--operator", "mei", "--json"] + demo.common)
+        #expect(done.status == 0, "\(done.stderr)")
+        let answer = try Self.object(done.stdout)
+        #expect(answer["askedApple"] as? Bool == true && answer["finishedBy"] as? String == "mei", "\(answer)")
+        let at = try #require(answer["finishedAtApple"] as? String)
+        #expect(try Self.finishRequests(demo, id) == 1, "Apple (the simulator) was told once")
+        // Again, by someone else: the ledger answers, Apple is not asked.
+        let again = try CLIRunner.run(["transaction", "finish", id, "--reason", "again", "--operator", "li"] + demo.common)
+        #expect(again.status == 0 && again.stdout == "\(id) already finished at \(at) by mei: Apple was not asked again\n", "\(again.stdout)")
+        #expect(try Self.finishRequests(demo, id) == 1)
+        let after = try CLIRunner.run(["transaction", "show", id] + demo.common)
+        #expect(after.stdout.contains("finished at Apple \(at) by mei"), "\(after.stdout)")
+        #expect(try Self.object(try CLIRunner.run(["transaction", "show", id, "--json"] + demo.common).stdout)["finishedAtApple"] as? String == at)
+        #expect(try CLIRunner.run(["customer", "show", "佐藤さくら"] + demo.common).stdout.contains("finished at Apple \(at)"))
+        #expect(try CLIRunner.run(["customer", "export", "佐藤さくら"] + demo.common).stdout.contains("| \(at) by mei |"))
+        let audit = try Self.audit(demo, "apple-finish-transaction")
+        #expect(audit.contains("mei") && audit.contains("gems delivered (ticket 88)") && !audit.contains("again"), "one entry: \(audit)")
+        // Refunded, and unknown: refused, Apple not asked.
+        let refunded = try Self.transaction(demo, "李娜") { $0["revocationDate"] is String || $0["cancellationDate"] is String }
+        expectFailure(try CLIRunner.run(["transaction", "finish", refunded, "--reason", "x"] + demo.common), 65, "is not delivered: it was", "nothing was asked of Apple")
+        #expect(try Self.finishRequests(demo, refunded) == nil)
+        expectFailure(try CLIRunner.run(["transaction", "finish", "2000000199999999", "--reason", "x"] + demo.common), 65, "is not in the ledger")
+        expectFailure(try CLIRunner.run(["transaction", "show", "2000000199999999"] + demo.common), 65, "is not in the ledger")
+    }
+
     @Test func aWinBackOfferIsSignedOnceAndAuditedWithoutItsToken() throws {
         let demo = try Demo()
         let (original, state) = try Self.subscription(demo, "cust-state-active")

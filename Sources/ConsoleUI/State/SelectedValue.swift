@@ -47,6 +47,7 @@ enum SelectedValue {
                 ("quantity", String(r.quantity)), ("order", r.orderId), ("order binding", r.binding), ("app account token", r.appAccountToken),
                 ("first receipt", "#\(r.firstReceiptId)"), ("arrived again", r.repeatArrivals > 0 ? String(r.repeatArrivals) : nil),
                 ("open conflict", t.inOpenConflict ? "yes" : nil),
+                ("finished at Apple", r.finishedAt.map { "\(date($0) ?? "") by \(r.finishedBy ?? "unknown")" }),
             ]))
         case .receipt(_, let r):
             let record = r.record

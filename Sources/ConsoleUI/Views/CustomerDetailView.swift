@@ -120,6 +120,7 @@ enum CustomerDetailView {
         if let plan = t.billingPlanType {
             spans.append(Span("  " + BillingPlanType.describe(plan) + (t.commitment?.billingPeriodNumber.map { " \($0)/\(t.commitment?.totalBillingPeriods.map(String.init) ?? "?")" } ?? ""), .muted))
         }
+        if let finished = t.finishedAt { spans.append(Span("  finished at Apple " + ConsoleFormat.date(finished), .muted)) }
         return DetailLine(spans, action: .open(.transaction(t.transactionId)))
     }
 }

@@ -56,6 +56,10 @@ enum RecordDetailViews {
             if let c = t.commitment { text += ", " + c.describe(currency: nil, day: ConsoleFormat.date) }
             lines.append(DetailLines.field("billing plan", [Span(text)]))
         }
+        if let finished = t.finishedAt {
+            lines.append(DetailLines.field("Apple", [Span("finished at Apple " + ConsoleFormat.dateTime(finished)),
+                                                     Span("  by \(t.finishedBy ?? "unknown") (Finish Transaction)", .muted)]))
+        }
         var binding: StyledLine = [Span(t.binding, t.binding == "ambiguous" ? CellStyle(.warning) : .plain)]
         if let order = t.orderId { binding += [Span(" → order "), Span(order, .bold)] }
         var bindingLine = DetailLines.field("order binding", binding)

@@ -82,13 +82,15 @@ public struct CaseFile: Sendable {
         }
         out += ["", "## Transactions", ""]
         if s.transactions.isEmpty { out.append("None.") } else {
-            out += ["| transaction | product | environment | purchased | expires | refunded | order | arrived again |", "|---|---|---|---|---|---|---|---|"]
+            out += ["| transaction | product | environment | purchased | expires | refunded | order | arrived again | finished at Apple |",
+                    "|---|---|---|---|---|---|---|---|---|"]
             for t in s.transactions {
                 let product = cell(t.productId) + (t.isFamilyShared ? " (family shared)" : "")
                     + (t.billingPlanType.map { ", \(BillingPlanType.describe($0))" } ?? "")
                     + (t.commitment.map { ", " + cell($0.describe(currency: nil, day: { RFC3339.format($0) })) } ?? "")
                 let refunded = d(t.revocationDate ?? t.cancellationDate) + (t.revocationWords.map { " (\(cell($0)))" } ?? "")
-                out.append("| \(t.transactionId) | \(product) | \(t.environment) | \(d(t.purchaseDate)) | \(d(t.expiresDate)) | \(refunded) | \(t.orderId.map(cell) ?? t.binding) | \(t.repeatArrivals) |")
+                let finished = t.finishedAt.map { "\(d($0)) by \(cell(t.finishedBy ?? "unknown"))" } ?? "–"
+                out.append("| \(t.transactionId) | \(product) | \(t.environment) | \(d(t.purchaseDate)) | \(d(t.expiresDate)) | \(refunded) | \(t.orderId.map(cell) ?? t.binding) | \(t.repeatArrivals) | \(finished) |")
             }
         }
         out += ["", "## Receipts", ""]
@@ -162,7 +164,8 @@ public struct CaseFile: Sendable {
                          ("productId", .string(t.productId)), ("environment", .string(t.environment)), ("purchaseDate", .date(t.purchaseDate)),
                          ("expiresDate", .date(t.expiresDate)), ("revocationDate", .date(t.revocationDate)),
                          ("cancellationDate", .date(t.cancellationDate)), ("orderId", .string(t.orderId)), ("binding", .string(t.binding)),
-                         ("repeatArrivals", .int(t.repeatArrivals))] + Self.entitlementChangeMembers(t))
+                         ("repeatArrivals", .int(t.repeatArrivals)), ("finishedAtApple", .date(t.finishedAt)),
+                         ("finishedBy", .string(t.finishedBy))] + Self.entitlementChangeMembers(t))
             })),
             ("receipts", .array(s.receipts.map { r in
                 .object([("receiptId", .int(r.receiptId)), ("sha256", .string(r.sha256)), ("format", .string(r.format)),

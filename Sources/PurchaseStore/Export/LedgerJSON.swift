@@ -16,7 +16,8 @@ public enum LedgerJSON {
                  ("orderId", .string(t.orderId)), ("binding", .string(t.binding)), ("environment", .string(t.environment)),
                  ("purchaseDate", .date(t.purchaseDate)), ("expiresDate", .date(t.expiresDate)),
                  ("revocationDate", .date(t.revocationDate)), ("cancellationDate", .date(t.cancellationDate)),
-                 ("quantity", .int(t.quantity)), ("appAccountToken", .string(t.appAccountToken)), ("firstReceiptId", .int(t.firstReceiptId))])
+                 ("quantity", .int(t.quantity)), ("appAccountToken", .string(t.appAccountToken)), ("firstReceiptId", .int(t.firstReceiptId)),
+                 ("finishedAtApple", .date(t.finishedAt)), ("finishedBy", .string(t.finishedBy))])
     }
 
     public static func receipt(_ r: ReceiptRecord) -> JSONValue {
