@@ -20,6 +20,8 @@ enum CommandRunner {
     --trust-anchor CERT; --db-password-file: the PostgreSQL password is the file's first line, kept out of `ps`):
       import FILE... --customer ID [--customer-name NAME] [--customer-email EMAIL] [--order ORDER]
              [--application-username VALUE]
+                      with appStore.finishOnDelivery on, each consumable newly credited to an order is
+                      then finished at Apple (as transaction finish)
       order create --customer ID --order ORDER --product PRODUCT [--account-token TOKEN] [--unlisted-product]
       order fail ORDER --reason TEXT
       customer show ID | customer add ID [--tester] [--name NAME] [--email EMAIL]

@@ -5,7 +5,9 @@ import ReceiptCore
 /// `receiptdesk import FILE... --customer ID [--customer-name NAME] [--customer-email EMAIL] [--order ORDER]
 /// [--application-username VALUE] [--source S]`
 /// Each file is its own ledger operation: a failure in one leaves the others applied. The name
-/// and email are set on the customer once an import has created (or found) them.
+/// and email are set on the customer once an import has created (or found) them. With
+/// `appStore.finishOnDelivery` on, the consumables newly credited to an order are then finished at
+/// Apple (`FinishOnDelivery`).
 enum ImportCommand {
     static func run(_ arguments: [String]) throws -> ExitStatus {
         var args = Arguments(arguments)
@@ -22,18 +24,22 @@ enum ImportCommand {
         var failures = 0
         var busy = false
         var notValid = false
-        var results: [JSONValue] = []
-        func report(_ file: String, _ outcome: Result<ImportResult, Error>) throws {
+        var results: [(index: Int, value: JSONValue)] = []
+        var credits: [FinishOnDelivery.Credit] = []
+        func report(_ index: Int, _ file: String, _ outcome: Result<ImportResult, Error>) throws {
             switch outcome {
             case .success(let result):
                 if !result.verdict.isValid { notValid = true }
-                if options.json { results.append(json(file, result)) } else { print(text(file, result)) }
+                if options.configuration.appStore.finishOnDelivery {
+                    credits += FinishOnDelivery.credits(index, file, result, configuration: options.configuration)
+                }
+                if options.json { results.append((index, json(file, result))) } else { print(text(file, result)) }
             case .failure(let error):
                 failures += 1
                 let failure = CommandFailure.from(error)
                 if failure.status == .temporaryFailure { busy = true }
                 if options.json {
-                    results.append(.object([("file", .string(file)), ("error", .string(failure.message))]))
+                    results.append((index, .object([("file", .string(file)), ("error", .string(failure.message))])))
                 } else {
                     printError("receiptdesk import: \(file): \(failure.message)")
                 }
@@ -49,14 +55,31 @@ enum ImportCommand {
             let label = (file as NSString).lastPathComponent
             return PurchaseLedger.ImportItem(bytes: try InputReader.read(file), customer: customer, orderId: order,
                                              applicationUsername: username, source: source == "import" ? "import \(label)" : source)
-        }, report: { index, outcome in try report(files[index], outcome) })
+        }, report: { index, outcome in try report(index, files[index], outcome) })
         if !contact.isEmpty, try ledger.customerExists(customer) {
             try ledger.setContact(customer, contact, operatorName: options.operatorName)
         }
-        if options.json { print(JSONValue.array(results).serialized()) }
+        let finishes = try FinishOnDelivery.run(credits, ledger: ledger, options: options)
+        var finishFailure: CommandFailure?
+        for (credit, result) in zip(credits, finishes) {
+            if case .failed(let failure) = result {
+                finishFailure = finishFailure ?? failure
+                printError("receiptdesk import: " + FinishOnDelivery.line(credit, result))
+            } else if !options.json {
+                print(FinishOnDelivery.line(credit, result))
+            }
+        }
+        if options.json {
+            print(JSONValue.array(results.map { index, value in
+                let finished = zip(credits, finishes).filter { $0.0.index == index }.map { FinishOnDelivery.json($0.0, $0.1) }
+                guard !finished.isEmpty, case .object(let members) = value else { return value }
+                return .object(members + [("finishOnDelivery", .array(finished))])
+            }).serialized())
+        }
         if busy { return .temporaryFailure }
         if failures > 0 { return .badInput }
-        return notValid ? .verificationFailed : .ok
+        if notValid { return .verificationFailed }
+        return finishFailure?.status ?? .ok
     }
 
     static func text(_ file: String, _ result: ImportResult) -> String {

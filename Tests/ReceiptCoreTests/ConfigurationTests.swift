@@ -97,6 +97,15 @@ struct ConfigurationParsingTests {
         #expect(refusal(#"{"appStore": {"revocation": {"mode": "prefer", "url": "x"}}}"#)?.contains("unknown key") == true)
     }
 
+    @Test func finishOnDeliveryIsOffByDefaultAndNeedsTheServerAPI() throws {
+        #expect(try parse("{}").appStore.finishOnDelivery == false)
+        let keys = #""serverAPI": {"keyId": "2X9R4HXF34", "issuerId": "issuer", "privateKeyFile": "key.p8"}"#
+        #expect(try parse(#"{"appStore": {\#(keys), "finishOnDelivery": true}}"#).appStore.finishOnDelivery == true)
+        #expect(try parse(#"{"appStore": {"finishOnDelivery": false}}"#).appStore.finishOnDelivery == false)
+        #expect(refusal(#"{"appStore": {"finishOnDelivery": true}}"#)?.contains("finishOnDelivery asks Apple (Finish Transaction): it needs serverAPI.keyId") == true)
+        #expect(refusal(#"{"appStore": {\#(keys), "finishOnDelivery": "yes"}}"#)?.contains("expected true or false") == true)
+    }
+
     @Test func absentKeysGiveTheDefaults() throws {
         #expect(try parse("{}") == .defaults)
         #expect(StoreConfiguration.defaults == StoreConfiguration(bundleIds: [], appAppleId: nil, products: [:], allowSandbox: false, paidToFree: nil))

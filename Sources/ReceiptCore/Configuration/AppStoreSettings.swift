@@ -14,7 +14,8 @@ import Foundation
 ///   "timeoutSeconds": 15, "maxAttempts": 4,
 ///   "trustAnchorFiles": ["simulator/root-rsa.der"],
 ///   "simulator": {"stateDirectory": "simulator"},
-///   "revocation": "off"
+///   "revocation": "off",
+///   "finishOnDelivery": false
 /// }
 /// ```
 /// Secrets (the shared secret, the .p8 key) are named by file or environment variable only.
@@ -41,6 +42,10 @@ public struct AppStoreSettings: Sendable, Equatable {
     /// Which Send Consumption Information is used: 2 (the default; Apple deprecated version 1
     /// on 2025-12-10) or 1, for a merchant whose account still needs it.
     public var consumptionVersion = 2
+    /// Whether `import` tells Apple (Finish Transaction) about each consumable it newly credits
+    /// to a merchant order, once the ledger has delivered it: off by default, for a merchant whose
+    /// server, not the app, finishes transactions. Needs `serverAPI`.
+    public var finishOnDelivery = false
     /// Extra roots trusted for what "Apple" returns (the simulator's test CA), named in verdicts.
     public var trustAnchorFiles: [String] = []
     /// When set, Apple is the built-in simulator, whose CA and state live in this directory.

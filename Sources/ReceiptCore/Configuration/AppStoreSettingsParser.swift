@@ -5,7 +5,7 @@ struct AppStoreSettingsParser {
     let source: String
 
     static let keys = ["api", "verifyReceipt", "serverAPI", "sharedSecretFile", "sharedSecretEnv", "timeoutSeconds",
-                       "maxAttempts", "trustAnchorFiles", "simulator", "consumptionVersion", "revocation"]
+                       "maxAttempts", "trustAnchorFiles", "simulator", "consumptionVersion", "revocation", "finishOnDelivery"]
     static let revocationKeys = ["mode", "responderURL", "timeoutSeconds"]
     static let verifyReceiptKeys = ["productionURL", "sandboxURL"]
     static let serverAPIKeys = ["productionURL", "sandboxURL", "keyId", "issuerId", "privateKeyFile", "privateKeyEnv"]
@@ -52,6 +52,13 @@ struct AppStoreSettingsParser {
         }
         if let attempts = section["maxAttempts"] { settings.maxAttempts = Int(try attempts.integer(in: 1...10)) }
         if let version = section["consumptionVersion"] { settings.consumptionVersion = Int(try version.integer(in: 1...2)) }
+        if let finish = section["finishOnDelivery"] {
+            settings.finishOnDelivery = try finish.bool()
+            guard !settings.finishOnDelivery || (settings.keyId != nil && settings.issuerId != nil
+                                                  && (settings.privateKeyFile != nil || settings.privateKeyEnv != nil)) else {
+                throw finish.error("finishOnDelivery asks Apple (Finish Transaction): it needs serverAPI.keyId, serverAPI.issuerId and serverAPI.privateKeyFile (or privateKeyEnv)")
+            }
+        }
         if let anchors = section["trustAnchorFiles"] {
             settings.trustAnchorFiles = try anchors.array().map(path)
         }
