@@ -33,14 +33,7 @@ public struct PromotionalOfferSignature: Sendable {
     /// `transactionId`) with the Server API key, at `now`, with `nonce` (a new UUID by default).
     public static func sign(_ credentials: ServerAPICredentials, productId: String, offerIdentifier: String, transactionId: String?,
                             now: Date, nonce: String = UUID().uuidString.lowercased()) throws -> PromotionalOfferSignature {
-        for (value, what) in [(productId, "product id"), (offerIdentifier, "offer identifier")] {
-            guard !value.isEmpty, value.count <= 100, value.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F }) else {
-                throw AppStoreError(.configuration, "offer signature: the \(what) '\(value.prefix(40))' is not 1–100 printable ASCII characters")
-            }
-        }
-        if let transactionId, !(1...32).contains(transactionId.count) || !transactionId.allSatisfy(\.isASCII) || !transactionId.allSatisfy(\.isNumber) {
-            throw AppStoreError(.configuration, "offer signature: transaction id '\(transactionId.prefix(40))' is not 1–32 digits")
-        }
+        try check(productId: productId, offerIdentifier: offerIdentifier, transactionId: transactionId)
         let issuedAt = Int64(now.timeIntervalSince1970.rounded(.down))
         let header = JSONValue.object([("alg", .string("ES256")), ("kid", .string(credentials.keyId)), ("typ", .string("JWT"))])
         var claims: [(String, JSONValue)] = [("iss", .string(credentials.issuerId)), ("iat", .int(issuedAt)), ("aud", .string(audience)),
@@ -57,5 +50,18 @@ public struct PromotionalOfferSignature: Sendable {
         return PromotionalOfferSignature(compactJWS: signingInput + "." + Base64.encodeURL(signature), productId: productId,
                                          offerIdentifier: offerIdentifier, transactionId: transactionId, nonce: nonce,
                                          issuedAt: Date(timeIntervalSince1970: Double(issuedAt)))
+    }
+
+    /// Refuses (`.configuration`) what `sign` would refuse, without signing: a product id or offer
+    /// identifier that is not 1–100 printable ASCII characters, a transaction id that is not 1–32 digits.
+    public static func check(productId: String, offerIdentifier: String, transactionId: String?) throws {
+        for (value, what) in [(productId, "product id"), (offerIdentifier, "offer identifier")] {
+            guard !value.isEmpty, value.count <= 100, value.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F }) else {
+                throw AppStoreError(.configuration, "offer signature: the \(what) '\(value.prefix(40))' is not 1–100 printable ASCII characters")
+            }
+        }
+        if let transactionId, !(1...32).contains(transactionId.count) || !transactionId.allSatisfy(\.isASCII) || !transactionId.allSatisfy(\.isNumber) {
+            throw AppStoreError(.configuration, "offer signature: transaction id '\(transactionId.prefix(40))' is not 1–32 digits")
+        }
     }
 }

@@ -250,13 +250,10 @@ public struct AppleActions: Sendable {
         try Validate.reason(reason)
         try Validate.operatorName(operatorName)
         return try ledger.run { ledger in
-            try ledger.requireCustomer(customerId)
-            let anchor = try transactionId ?? ledger.database.queryFirst("""
-                SELECT COALESCE(original_transaction_id, transaction_id) AS id FROM transactions
-                WHERE customer_id = ? AND product_id = ? ORDER BY purchase_date DESC LIMIT 1
-                """, [.text(customerId), .text(productId)])?.string("id")
-            let signature = try PromotionalOfferSignature.sign(client.token.credentials, productId: productId, offerIdentifier: offerIdentifier,
-                                                               transactionId: anchor, now: ledger.clock())
+            let plan = try ledger.planOfferSignature(customerId: customerId, productId: productId, offerIdentifier: offerIdentifier,
+                                                     transactionId: transactionId)
+            let signature = try PromotionalOfferSignature.sign(client.token.credentials, productId: plan.productId, offerIdentifier: plan.offerIdentifier,
+                                                               transactionId: plan.transactionId, now: ledger.clock())
             try ledger.recordOfferSignature(signature, customerId: customerId, reason: reason, operatorName: operatorName)
             return signature
         }
