@@ -91,6 +91,14 @@ struct SnapshotTests {
         Scenario(name: "customer-apple-timeline") { c, f in try f.addAppleSide(); c.handle(.control("l")); c.handle(.enter); c.handle(.end) },
         Scenario(name: "refund-queue") { c, f in try f.addAppleSide(); c.handle(.character("$")) },
         Scenario(name: "consumption-form") { c, f in try f.addAppleSide(); c.handle(.character("$")); c.handle(.enter); c.handle(.tab) },
+        // An offer for alice's subscription: the product from it, the offer id typed; then its preview.
+        Scenario(name: "offer-form") { c, f in
+            try f.addAppleSide(); c.handle(.control("l")); c.handle(.character("P")); c.handle(.tab); c.type("WINBACK50")
+        },
+        Scenario(name: "offer-preview") { c, f in
+            try f.addAppleSide(); c.handle(.control("l")); c.handle(.character("P")); c.handle(.tab); c.type("WINBACK50"); c.handle(.tab)
+            c.type("churned, ticket 77"); c.handle(.enter)
+        },
     ]
 
     static let cases: [(Scenario, ScreenSize)] = scenarios.flatMap { scenario in sizes.map { (scenario, $0) } }

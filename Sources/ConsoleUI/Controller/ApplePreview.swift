@@ -56,6 +56,11 @@ enum ApplePreview {
                 "Ask Apple (\(environment.rawValue.lowercased())) to send a TEST notification to the server URL configured at Apple",
                 "then read how it was delivered",
             ]) + tail(nil, writes: "the test notification's token; audit entry")), .none)
+        case .offer(let customer, let product, let offer, let transaction, let reason):
+            let plan = try ledger.planOfferSignature(customerId: customer, productId: product, offerIdentifier: offer, transactionId: transaction)
+            return (Confirmation(change: change, title: "Sign an offer: preview",
+                                 lines: styled(plan.lines) + tail(reason, writes: "one audit entry \"apple-offer-signature\": what was offered, to whom, why, and the token's SHA-256 (never the token)")),
+                    .offer(plan))
         case .refresh, .history:
             return (Confirmation(change: change, title: request.name, lines: []), .none)
         }

@@ -18,6 +18,7 @@ enum ApplePlan: Sendable {
     case token(AppAccountTokenPlan)
     case mass(MassExtensionPlan)
     case consumption(ConsumptionDraft)
+    case offer(OfferSignaturePlan)
 }
 
 /// One request run at Apple through `AppleActions` (which records and audits it in the ledger),
@@ -125,6 +126,17 @@ struct AppleJob: Sendable {
             var text = "notification history \(ConsoleFormat.date(start)) – \(ConsoleFormat.date(end)): \(result.fetch.seen) read, \(result.fetch.applied) new"
             if let problem = result.problems.first { text += "; \(result.problems.count) problem(s): \(problem)" }
             return done(text, result.problems.isEmpty ? .success : .error)
+        case .offer(let customer, let product, let offer, let transaction, let reason):
+            // As previewed: the plan's transaction (the default the ledger chose), not another one.
+            var anchor = transaction
+            if case .offer(let planned) = self.plan { anchor = planned.transactionId }
+            let signature = try actions.signOffer(customerId: customer, productId: product, offerIdentifier: offer, transactionId: anchor,
+                                                  reason: reason, operatorName: operatorName)
+            // The token goes to the pager only: not in the message, never kept (the audit has its SHA-256).
+            var pager = PagerState(title: "offer \(signature.offerIdentifier) of \(signature.productId) for \(customer): signed token", text: signature.compactJWS)
+            pager.shownOnce = true
+            return done("offer \(signature.offerIdentifier) of \(signature.productId) signed for \(customer): shown once in the pager (y copies it; it is not kept)",
+                        pager: pager)
         case .testNotification(let environment):
             let token = try await actions.requestTestNotification(environment: environment, operatorName: operatorName)
             progress("test notification \(token): asked, reading its delivery status…")

@@ -48,6 +48,18 @@ extension ConsoleController {
             } catch {
                 dispatch(.refused(ConsoleFailure(error).message))
             }
+        case .prepareForm(.offer, let customer?):
+            guard !environment.readOnly else { return refuse("read-only: nothing changes here") }
+            do {
+                let choices = try lock.run { try OfferChoices.subscriptions(of: customer, ledger: $0) }
+                if let form = AppleForms.offerForm(customer: customer, choices: choices) {
+                    dispatch(.formOpened(form))
+                } else {
+                    dispatch(.refused("\(customer) has no auto-renewable subscription: an offer is signed for a subscription product"))
+                }
+            } catch {
+                dispatch(.refused(ConsoleFailure(error).message))
+            }
         default:
             return false
         }
@@ -123,6 +135,28 @@ enum ExtendChoices {
             let original = t.originalTransactionId ?? t.transactionId
             guard !known.contains(original), !out.contains(where: { $0.0 == original }) else { continue }
             out.append((original, "\(t.productId) \(original) · not reported by Apple yet"))
+        }
+        return out
+    }
+}
+
+/// The customer's subscriptions an offer can be signed for: Apple's states first (with the
+/// win-back offers Apple says they may redeem), then auto-renewable purchases Apple has not
+/// reported on.
+enum OfferChoices {
+    static func subscriptions(of customer: String, ledger: PurchaseLedger) throws -> [OfferChoice] {
+        var out: [OfferChoice] = []
+        for state in try ledger.subscriptionStates(of: customer) {
+            guard let product = state.productId else { continue }
+            let winBack = state.eligibleWinBackOfferIds.isEmpty ? "" : " · win-back: " + state.eligibleWinBackOfferIds.joined(separator: " ")
+            out.append(OfferChoice(productId: product, originalTransactionId: state.originalTransactionId,
+                                   label: "\(product) · \(state.statusName)\(winBack) · original \(state.originalTransactionId)"))
+        }
+        for t in try ledger.customerSummary(customer).transactions.reversed() where t.productType == "auto-renewable" {
+            let original = t.originalTransactionId ?? t.transactionId
+            guard !out.contains(where: { $0.originalTransactionId == original }) else { continue }
+            out.append(OfferChoice(productId: t.productId, originalTransactionId: original,
+                                   label: "\(t.productId) · not reported by Apple yet · original \(original)"))
         }
         return out
     }

@@ -15,14 +15,14 @@ enum Command: String, CaseIterable, Sendable {
     case reverify, grant, revoke, restore, resolve
     case importArtefact = "import"
     case appleStatus = "apple-status", extend, setToken = "set-token", history, lookupOrder = "lookup-order"
-    case refunds, massExtend = "mass-extend", notifications
+    case refunds, massExtend = "mass-extend", notifications, offer
 
     /// Whether it changes the database (absent and refused in read-only mode). Re-verifying
     /// records Apple's answer and applies what Apple knows, so it counts.
     var changesData: Bool {
         switch self {
         case .reverify, .grant, .revoke, .restore, .resolve, .importArtefact: return true
-        case .appleStatus, .extend, .setToken, .lookupOrder, .massExtend, .notifications: return true
+        case .appleStatus, .extend, .setToken, .lookupOrder, .massExtend, .notifications, .offer: return true
         default: return false
         }
     }
@@ -70,6 +70,7 @@ enum Command: String, CaseIterable, Sendable {
         case .refunds: return "the refund requests queue (most urgent first): review and send consumption information"
         case .massExtend: return "extend every subscriber of a product at Apple (preview, then progress)"
         case .notifications: return "fetch Apple's notification history for a period, or request a test notification"
+        case .offer: return "sign a promotional or win-back offer for one of the customer's subscriptions (preview; shown once, not kept)"
         }
     }
 }
@@ -145,6 +146,7 @@ enum KeyBindings {
         KeyBinding(keys: [.character("O")], command: .lookupOrder, scope: .global, hint: nil),
         KeyBinding(keys: [.character("M")], command: .massExtend, scope: .global, hint: nil),
         KeyBinding(keys: [.character("N")], command: .notifications, scope: .global, hint: nil),
+        KeyBinding(keys: [.character("P")], command: .offer, scope: .global, hint: nil),
         KeyBinding(keys: [.character("?")], command: .help, scope: .global, hint: "help"),
         KeyBinding(keys: [.character("q")], command: .quit, scope: .global, hint: "quit"),
     ]

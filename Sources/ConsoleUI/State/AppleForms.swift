@@ -49,6 +49,19 @@ enum AppleForms {
         ])
     }
 
+    /// The offer form for one of the customer's subscriptions: the product (and the purchase the
+    /// offer is tied to) comes from the chosen subscription, whose choice names the win-back
+    /// offers Apple says the customer may redeem; the offer id is the one set up in App Store Connect.
+    static func offerForm(customer: String, choices: [OfferChoice]) -> FormState? {
+        guard !choices.isEmpty else { return nil }
+        return FormState(kind: .offer(customer: customer, choices: choices), fields: [
+            FormField(label: "Subscription", kind: .choice(choices.map(\.label), 0), hint: "← → the subscription whose product is offered"),
+            FormField(label: "Offer id", kind: .text(TextField()),
+                      hint: "the offer's identifier in App Store Connect (promotional or win-back, like WINBACK50)"),
+            FormField(label: "Reason", kind: .text(TextField()), hint: reasonHint),
+        ])
+    }
+
     static func notificationsForm() -> FormState {
         FormState(kind: .notifications, fields: [
             FormField(label: "Do", kind: .choice(["fetch the notification history", "request a test notification"], 0),
@@ -146,6 +159,15 @@ enum AppleForms {
             let storefronts = form.value("Storefronts").uppercased().split(whereSeparator: { $0 == " " || $0 == "," }).map(String.init)
             return days().map { .apple(.massExtend(productId: product, days: $0, reasonCode: reasonCode(), environment: environment(),
                                                    storefronts: storefronts, reason: reason)) }
+        case .offer(let customer, let choices):
+            if let missing = needReason() { return .failure(missing) }
+            let index = form.choiceIndex("Subscription")
+            guard choices.indices.contains(index) else { return .failure(ConsoleFailure("choose a subscription")) }
+            let offer = form.value("Offer id")
+            guard !offer.isEmpty else { return .failure(ConsoleFailure("give the offer id (as set up in App Store Connect, like WINBACK50)")) }
+            let choice = choices[index]
+            return .success(.apple(.offer(customer: customer, productId: choice.productId, offerId: offer,
+                                          transactionId: choice.originalTransactionId, reason: reason)))
         case .notifications:
             if form.choiceIndex("Do") == 1 { return .success(.apple(.testNotification(environment: environment()))) }
             guard let since = date(form.value("Since")) else {
@@ -173,4 +195,13 @@ enum AppleForms {
         guard !text.isEmpty else { return nil }
         return RFC3339.parse(text) ?? RFC3339.parse(text + "T00:00:00Z")
     }
+}
+
+/// One subscription an offer can be signed for: its product, the purchase (original transaction)
+/// the signature ties the offer to, and what the choice says (with the win-back offers Apple says
+/// the customer may redeem).
+struct OfferChoice: Equatable, Sendable {
+    let productId: String
+    let originalTransactionId: String
+    let label: String
 }

@@ -18,6 +18,9 @@ enum AppleRequest: Equatable, Sendable {
     case massExtend(productId: String, days: Int, reasonCode: Int, environment: Environment, storefronts: [String], reason: String)
     case fetchNotifications(start: Date, end: Date, environment: Environment)
     case testNotification(environment: Environment)
+    /// A promotional or win-back offer signed for the customer (no request to Apple: signed with
+    /// the Server API key), shown once in the pager and never kept.
+    case offer(customer: String, productId: String, offerId: String, transactionId: String?, reason: String)
 
     /// The action's name, for messages ("extend", "refund #3").
     var name: String {
@@ -31,6 +34,7 @@ enum AppleRequest: Equatable, Sendable {
         case .massExtend: return "mass extension"
         case .fetchNotifications: return "notification history"
         case .testNotification: return "test notification"
+        case .offer: return "offer"
         }
     }
 
@@ -46,6 +50,7 @@ enum AppleRequest: Equatable, Sendable {
         case .massExtend(let product, _, _, _, _, _): return "mass extension of \(product)"
         case .fetchNotifications: return "fetching notifications"
         case .testNotification: return "test notification"
+        case .offer(let customer, _, let offer, _, _): return "signing offer \(offer) for \(customer)"
         }
     }
 }

@@ -48,6 +48,9 @@ extension ConsoleReducer {
         case .refunds:
             state.mode = .refunds(RefundQueueState())
             return [.loadRefunds(all: false)]
+        case .offer:
+            guard let customer = state.selectedCustomer else { return refuse("offer: select a customer (or something of theirs) first") }
+            return [.prepareForm(.offer, customer: customer)]
         default:
             return []
         }
@@ -88,7 +91,11 @@ extension ConsoleReducer {
         case .appleFinished(let outcome):
             state.appleJob = nil
             state.message = outcome.message
-            if let pager = outcome.pager, case .browse = state.mode { state.mode = .pager(pager) }
+            if let pager = outcome.pager {
+                // A value shown once (an offer signature) cannot wait for another time: it replaces
+                // whatever is open. Anything else is shown only over the browsing screen.
+                if case .browse = state.mode { state.mode = .pager(pager) } else if pager.shownOnce { state.mode = .pager(pager) }
+            }
             guard outcome.changed else { return [] }
             var effects = refreshAll(&state)
             if case .refunds(let queue) = state.mode { effects.append(.loadRefunds(all: queue.all)) }

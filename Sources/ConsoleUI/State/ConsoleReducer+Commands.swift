@@ -91,7 +91,7 @@ extension ConsoleReducer {
             return []
         case .reverify: return startReverify(&state)
         case .grant, .revoke, .restore, .resolve, .importArtefact: return FormLogic.open(&state, command)
-        case .appleStatus, .extend, .setToken, .history, .lookupOrder, .massExtend, .notifications, .refunds:
+        case .appleStatus, .extend, .setToken, .history, .lookupOrder, .massExtend, .notifications, .refunds, .offer:
             return runApple(&state, command)
         }
     }

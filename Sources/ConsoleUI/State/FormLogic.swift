@@ -198,7 +198,7 @@ enum FormLogic {
             let order = form.value("Order")
             return .success(.importArtefact(customer: customer, input: .text(artefact), orderId: order.isEmpty ? nil : order,
                                             createCustomer: form.choiceIndex("New customer") == 1))
-        case .extend, .setToken, .lookUpOrder, .consumption, .massExtend, .notifications:
+        case .extend, .setToken, .lookUpOrder, .consumption, .massExtend, .notifications, .offer:
             return .failure(ConsoleFailure("\(form.kind.title): not a form of this console"))  // AppleForms answered above
         }
     }

@@ -80,6 +80,8 @@ enum FormKind: Equatable, Sendable {
     case consumption(requestId: Int64)
     case massExtend
     case notifications
+    /// Sign an offer for one of `choices` (the customer's subscriptions, in the choice's order).
+    case offer(customer: String, choices: [OfferChoice])
 
     var title: String {
         switch self {
@@ -94,6 +96,7 @@ enum FormKind: Equatable, Sendable {
         case .consumption(let id): return "Refund request #\(id): consumption information for Apple"
         case .massExtend: return "Extend every subscriber of a product at Apple"
         case .notifications: return "Apple's notifications"
+        case .offer(let c, _): return "Sign a promotional or win-back offer for \(c)"
         }
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 
 /// Keys in the pager: j/k ↑↓ PgUp/PgDn g/G scroll, w wraps or not, / searches and n finds the
 /// next match, y copies the whole value to the terminal's clipboard (OSC 52), s saves it to a
-/// file, Esc or q closes.
+/// file (not a value shown once), Esc or q closes.
 enum PagerLogic {
     static func handleKey(_ state: inout ConsoleState, _ pager: PagerState, _ key: KeyEvent) -> [ConsoleEffect] {
         var pager = pager
@@ -33,6 +33,8 @@ enum PagerLogic {
         case .character("y"):
             state.mode = .pager(pager)
             return [.copyToClipboard(pager.text, label: pager.title)]
+        case .character("s") where pager.shownOnce:
+            state.message = StatusMessage(text: "not saved: \(pager.title) is shown once and never stored; y copies it", kind: .error)
         case .character("s"): pager.prompt = .save(TextField(defaultFileName(pager.title)))
         default: break
         }

@@ -16,6 +16,9 @@ struct PagerState: Equatable {
     var matchLine: Int?
     /// A one-line prompt inside the pager: the search, or the file to save to.
     var prompt: PagerPrompt?
+    /// A value shown once and never kept (an offer signature): it can be copied (y), never saved
+    /// to a file, and it is gone when the pager closes.
+    var shownOnce = false
 
     /// The most a pager holds: longer values are cut, saying so (a raw artefact is far below it).
     static let maxBytes = 4 * 1024 * 1024

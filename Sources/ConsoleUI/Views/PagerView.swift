@@ -25,6 +25,9 @@ enum PagerView {
             prompt("/", field.text, hint: "Enter finds (any case) · Esc cancels", row: bottom, inner: inner, on: screen)
         case .save(let field)?:
             prompt("save to ", field.text, hint: "Enter writes a new file · Esc cancels", row: bottom, inner: inner, on: screen)
+        case nil where pager.shownOnce:
+            screen.put(" shown once, not kept: y copy (OSC 52) · j/k scroll · w wrap · Esc close (it is gone then)", row: bottom,
+                       column: inner.column, style: CellStyle(.warning), maxWidth: inner.columns)
         case nil:
             screen.put(" j/k scroll · w wrap · / search · n next · y copy (OSC 52) · s save to a file · Esc close", row: bottom,
                        column: inner.column, style: .muted, maxWidth: inner.columns)
