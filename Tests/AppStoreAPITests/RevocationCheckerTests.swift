@@ -42,7 +42,7 @@ import ReceiptCore
         let verdict = await verdict(setup, checker)
         #expect(verdict.status == .valid)
         #expect(verdict.revocationLine == "revocation: not checked (off)")
-        #expect(await checker.requestsSent == 0)
+        #expect(checker.requestsSent == 0)
         #expect(setup.simulator.ocsp.requestCount == 0)
     }
 
