@@ -28,7 +28,7 @@ let package = Package(
         .target(name: "ConsoleUI", dependencies: ["PurchaseStore", "ReceiptCore"], path: "Sources/ConsoleUI"),
         .target(name: "ConsoleCurses", dependencies: ["ConsoleUI", "CNcurses"], path: "Sources/ConsoleCurses"),
         // Every bench and soak case; the command line calls it, no product module imports it.
-        .target(name: "Benchmarks", dependencies: ["ReceiptCore", "AppStoreAPI", "PurchaseStore", "StoreSimulator", "ConsoleUI"],
+        .target(name: "Benchmarks", dependencies: ["ReceiptCore", "AppStoreAPI", "PurchaseStore", "StoreSimulator", "ConsoleUI", "LiveService", "HTTPService"],
                 path: "Sources/Benchmarks"),
         .executableTarget(name: "receiptdesk", dependencies: ["ReceiptCore", "AppStoreAPI", "PurchaseStore", "StoreSimulator", "ConsoleUI", "ConsoleCurses", "Benchmarks", "LiveService", "HTTPService"],
                           path: "Sources/receiptdesk"),

@@ -30,6 +30,7 @@ enum LedgerBenchCases {
         if selected(ReverifyBench.names) { try ReverifyBench.run(into: &report, progress: progress) }
         if selected(ConsoleBench.names) { try ConsoleBench.run(into: &report, progress: progress) }
         if selected(SearchBench.names) { try SearchBench.run(into: &report, progress: progress) }
+        if selected(ServeBench.names) { try ServeBench.run(into: &report, progress: progress) }
         return report
     }
 
