@@ -51,6 +51,11 @@ enum SimulatorMintCommand {
         } catch let error as SimulatorError {
             throw CommandFailure(status: .unavailable, message: error.reason)
         }
+        // A minted notification is posted where the config's simulator posts them (`serve`, say),
+        // as Apple posts to the registered URL; the attempt is recorded with it.
+        if let target = configuration.appStore.simulatorNotificationURL {
+            do { try state.setNotificationURL(target) } catch let error as SimulatorError { throw CommandFailure.usage(error.reason) }
+        }
         let artefact: String
         let what: String
         do {
@@ -65,6 +70,10 @@ enum SimulatorMintCommand {
             throw CommandFailure(status: .unavailable, message: error.reason)
         }
         print(artefact)
+        if format == "notification", let target = state.notificationURL,
+           let sent = state.notifications.last?.sendAttempts?.last {
+            printError("posted to \(target.absoluteString): \(sent.result.rawValue)")
+        }
         printError("minted \(what) for \(product ?? configuration.bundleIds.first ?? "the app"), signed by the simulator's test authority (not Apple); the simulator knows it now")
         return .ok
     }

@@ -17,8 +17,8 @@ import Testing
         var process: CLIRunner.Running
         var port: Int
 
-        init() throws {
-            workspace = try LedgerWorkspace()
+        init(config: String = LedgerWorkspace.configJSON) throws {
+            workspace = try LedgerWorkspace(config: config)
             try workspace.createDatabase()
             tokens = workspace.directory.appendingPathComponent("tokens").path
             let added = try CLIRunner.run(["serve", "token", "add", "app", "--tokens", tokens])
@@ -149,6 +149,41 @@ import Testing
         #expect(try served.recorded(ids) == Set(ids))
         let audit = try served.workspace.run(["audit", "--verify", "--skip-entitlements"])
         #expect(audit.status == 0, "\(audit.stdout) \(audit.stderr)")
+    }
+
+    @Test func theSimulatorPostsWhatItMintsToServeAsAppleWould() throws {
+        let config = """
+        {
+          "bundleIds": ["com.example.app"],
+          "products": { "com.example.pro.monthly": { "entitlement": "pro", "type": "auto-renewable" } },
+          "appStore": { "simulator": { "stateDirectory": "simulator" } }
+        }
+        """
+        let served = try Served(config: config)
+        let minted = try CLIRunner.run(["simulator", "mint", "unified", "--product", "com.example.pro.monthly", "--config", served.workspace.configPath])
+        try #require(minted.status == 0, "\(minted.stderr)")
+        let receipt = served.workspace.directory.appendingPathComponent("receipt.b64")
+        try Data(minted.stdout.utf8).write(to: receipt)
+        let imported = try served.workspace.run(["import", receipt.path, "--customer", "eva", "--json"])
+        let object = try JSONSerialization.jsonObject(with: Data(imported.stdout.utf8)) as? [[String: Any]]
+        let transaction = try #require(((object?.first?["transactions"] as? [[String: Any]])?.first?["transactionId"]) as? String, "\(imported.stdout)")
+        // serve started before the simulator made its authority: restarted, it trusts it (as a
+        // merchant restarts serve after changing its trust anchors).
+        served.process.kill(SIGTERM)
+        _ = served.process.wait()
+        (served.process, served.port) = try Served.start(served.workspace, served.tokens)
+        // Now the config names serve as the simulator's notification URL (serve read its config at start).
+        let url = "http://127.0.0.1:\(served.port)/v1/apple/notifications"
+        try Data(config.replacingOccurrences(of: "\"stateDirectory\": \"simulator\"", with: "\"stateDirectory\": \"simulator\", \"notificationURL\": \"\(url)\"").utf8)
+            .write(to: URL(fileURLWithPath: served.workspace.configPath))
+        let told = try CLIRunner.run(["simulator", "mint", "notification", "--transaction", transaction, "--type", "DID_CHANGE_RENEWAL_STATUS",
+                                      "--subtype", "AUTO_RENEW_DISABLED", "--config", served.workspace.configPath])
+        #expect(told.status == 0 && told.stderr.contains("posted to \(url): SUCCESS"), "\(told.stderr)")
+        served.process.kill(SIGTERM)
+        #expect(served.process.wait().status == 0)
+        let audit = try served.workspace.run(["audit", "--limit", "1"])
+        #expect(audit.stdout.contains("apple") && audit.stdout.contains("notify") && audit.stdout.contains("customer:eva")
+                && audit.stdout.contains("DID_CHANGE_RENEWAL_STATUS"), "\(audit.stdout)")
     }
 
     final class Answered: @unchecked Sendable {
