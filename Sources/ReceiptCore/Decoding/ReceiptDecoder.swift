@@ -12,7 +12,7 @@ public enum ReceiptDecoder {
     /// the shared secret next to it is never stored or shown. Anything else is returned unchanged.
     public static func artefactBytes(_ bytes: [UInt8]) throws -> [UInt8] {
         guard bytes.count <= maxInputSize, bytes.first(where: { !isSpace($0) }) == UInt8(ascii: "{"),
-              let text = String(validating: bytes, as: UTF8.self), text.contains("\"receipt-data\"") else { return bytes }
+              String(validating: bytes, as: UTF8.self) != nil, contains(bytes, Self.receiptDataKey) else { return bytes }
         let object = try JSONObject(parsing: bytes, what: "verifyReceipt request")
         guard let receipt = try object.string("receipt-data"), !receipt.isEmpty else {
             throw ReceiptError(.missingField, "verifyReceipt request: `receipt-data` is empty")
@@ -33,7 +33,7 @@ public enum ReceiptDecoder {
         guard let text = String(validating: bytes, as: UTF8.self) else {
             throw ReceiptError(.badUTF8, "input is neither DER (first byte 0x\(String(first, radix: 16))) nor UTF-8 text")
         }
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = trimmedText(bytes, text)
         if trimmed.hasPrefix("{") { return try decodeBraced(trimmed) }
         if trimmed.hasPrefix("[") || trimmed.hasPrefix("\"") {
             // Neither can start base64: this is JSON, of a kind no artefact is.
@@ -100,5 +100,38 @@ public enum ReceiptDecoder {
 
     private static func isSpace(_ byte: UInt8) -> Bool {
         byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
+    }
+
+    private static let receiptDataKey = Array("\"receipt-data\"".utf8)
+
+    /// Whether `needle` occurs in `haystack`, byte for byte (no String bridging: inputs run to MiBs).
+    static func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
+        guard let first = needle.first, haystack.count >= needle.count else { return needle.isEmpty }
+        return haystack.withUnsafeBufferPointer { hay in
+            var index = 0
+            let last = hay.count - needle.count
+            while index <= last {
+                if hay[index] == first {
+                    var matched = 1
+                    while matched < needle.count && hay[index + matched] == needle[matched] { matched += 1 }
+                    if matched == needle.count { return true }
+                }
+                index += 1
+            }
+            return false
+        }
+    }
+
+    /// `text` without the whitespace and newlines at its ends, as `trimmingCharacters(in:
+    /// .whitespacesAndNewlines)` gives it: by bytes when both ends are ASCII after the ASCII
+    /// whitespace (the usual input, and far faster on large ones), through Foundation otherwise.
+    static func trimmedText(_ bytes: [UInt8], _ text: String) -> String {
+        let ascii: Set<UInt8> = [0x20, 0x09, 0x0A, 0x0B, 0x0C, 0x0D]
+        guard let start = bytes.firstIndex(where: { !ascii.contains($0) }), let end = bytes.lastIndex(where: { !ascii.contains($0) }) else {
+            return ""
+        }
+        guard bytes[start] < 0x80, bytes[end] < 0x80 else { return text.trimmingCharacters(in: .whitespacesAndNewlines) }
+        if start == 0 && end == bytes.count - 1 { return text }
+        return String(decoding: bytes[start...end], as: UTF8.self)
     }
 }
