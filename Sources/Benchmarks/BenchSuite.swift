@@ -52,8 +52,10 @@ public enum BenchSuite {
             let (selected, floors) = try BenchCases.all(samples: options.samples, only: only)
             results = try RateRun.measure(selected, floors: floors, seconds: options.seconds, progress: options.progress)
         }
-        var ledger = postgresOnly ? LedgerBenchReport() : try LedgerBenchCases.run(only: only, progress: options.progress)
-        if let postgres = options.postgres {
+        let serveOnly = only.map { "serve".hasPrefix($0) || $0.hasPrefix("serve") } == true
+        var ledger = postgresOnly ? LedgerBenchReport() : serveOnly ? LedgerBenchReport() : try LedgerBenchCases.run(only: only, progress: options.progress)
+        if serveOnly { try ServeBench.run(into: &ledger, progress: options.progress, postgres: options.postgres) }
+        if let postgres = options.postgres, !serveOnly {
             let searchOnly = only.map { "search".contains($0) || $0.hasPrefix("search") } == true
             if !searchOnly {
                 let backends = try PostgresBench.run(url: postgres, receipts: options.receipts, runs: 500, progress: options.progress)
