@@ -13,8 +13,10 @@ public final class LiveServer: @unchecked Sendable {
 
     /// A server on `configuration`'s address: `writer` commits (its connection becomes the
     /// writer's alone), `reader` answers reads, `tokens` say who may call the token routes.
+    /// `trustedProxies` are the addresses (a reverse proxy's) whose `X-Forwarded-For` names the
+    /// client; anyone else's header is ignored.
     public init(writer: PurchaseLedger, reader: PurchaseLedger, tokens: ServeTokens,
-                configuration: HTTPServer.Configuration, maxRound: Int = 256) throws {
+                configuration: HTTPServer.Configuration, maxRound: Int = 256, trustedProxies: Set<String> = []) throws {
         let registry = Metrics()
         let httpMetrics = try HTTPMetrics(registry: registry, prefix: "receiptdesk_http")
         let depth = DepthBox()
@@ -30,7 +32,8 @@ public final class LiveServer: @unchecked Sendable {
         }
         http = try HTTPServer(configuration: configuration) { request in
             let (route, answer) = service.handle(ServeRequest(method: request.method, path: request.path, headers: request.headers,
-                                                              body: request.body), peer: request.peer?.description)
+                                                              body: request.body),
+                                                 peer: Self.client(request.peer, forwardedFor: request.headers["x-forwarded-for"], trusting: trustedProxies))
             return HTTPServerResponse(status: answer.status,
                                       headers: [("Content-Type", answer.contentType)] + answer.headers.map { (name: $0.0, value: $0.1) },
                                       body: answer.body, route: route)
@@ -51,6 +54,16 @@ public final class LiveServer: @unchecked Sendable {
     public func stop(grace: Duration = .seconds(10)) {
         http.stop(grace: grace)
         queue.stop()
+    }
+
+    /// Who sent a request: the connection's peer, or, when that peer is a trusted proxy, the
+    /// client its `X-Forwarded-For` names last ("203.0.113.9 via 127.0.0.1:40112").
+    static func client(_ peer: HTTPPeer?, forwardedFor: String?, trusting proxies: Set<String>) -> String? {
+        guard let peer else { return nil }
+        guard proxies.contains(peer.address), let forwardedFor,
+              let last = forwardedFor.split(separator: ",").last?.trimmingCharacters(in: .whitespaces), !last.isEmpty, last.count <= 64,
+              last.allSatisfy({ $0.isHexDigit || $0 == "." || $0 == ":" }) else { return peer.description }
+        return "\(last) via \(peer.description)"
     }
 
     private final class DepthBox: @unchecked Sendable {

@@ -5,7 +5,7 @@ import PurchaseStore
 import ReceiptCore
 
 /// `receiptdesk serve [--listen HOST:PORT] --tokens FILE [--db PATH|URL] [--config FILE]
-/// [--max-body BYTES] [--max-connections N] [--idle-timeout SECONDS]`: the live service (the
+/// [--max-body BYTES] [--max-connections N] [--idle-timeout SECONDS] [--trust-proxy ADDRESS]...`: the live service (the
 /// app's purchase endpoint, Apple's notification receiver, entitlements, health and metrics)
 /// until SIGTERM or SIGINT, which stop it gracefully (exit 0).
 /// `receiptdesk serve token add NAME --tokens FILE`: a new bearer token for client NAME,
@@ -14,6 +14,7 @@ enum ServeCommand {
     static let usage = """
     usage: receiptdesk serve [--listen HOST:PORT] --tokens FILE [--db PATH|URL] [--config FILE]
                              [--max-body BYTES] [--max-connections N] [--idle-timeout SECONDS]
+                             [--trust-proxy ADDRESS]...  (its X-Forwarded-For names the client in the audit)
            receiptdesk serve token add NAME --tokens FILE
     """
 
@@ -26,6 +27,7 @@ enum ServeCommand {
         if let text = try args.value("--max-body") { limits.maxBodyBytes = try number(text, "--max-body", 1...(64 << 20)) }
         if let text = try args.value("--max-connections") { limits.maxConnections = try number(text, "--max-connections", 1...10_000) }
         if let text = try args.value("--idle-timeout") { limits.idleTimeout = .seconds(try number(text, "--idle-timeout", 1...3600)) }
+        let proxies = Set(try args.values("--trust-proxy"))
         let options = try StoreOptions.take(&args)
         _ = try args.finish(maxPositionals: 0)
         guard let tokensPath else {
@@ -40,7 +42,8 @@ enum ServeCommand {
         do {
             server = try LiveServer(writer: writer, reader: reader, tokens: tokens,
                                     configuration: HTTPServer.Configuration(host: host, port: port, limits: limits,
-                                                                            log: { printError("receiptdesk serve: \($0)") }))
+                                                                            log: { printError("receiptdesk serve: \($0)") }),
+                                    trustedProxies: proxies)
             try server.start()
         } catch let error as HTTPServiceError {
             throw CommandFailure(status: .unavailable, message: "serve: cannot listen on \(listen): \(error)")

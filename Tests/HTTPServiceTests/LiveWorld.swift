@@ -23,7 +23,8 @@ final class LiveWorld: @unchecked Sendable {  // its server is thread-safe; the 
             "com.example.coins.100": CatalogueProduct(entitlement: "coins", type: .consumable, units: 100),
         ])
 
-    init(limits: HTTPService.HTTPServer.Limits = HTTPService.HTTPServer.Limits(idleTimeout: .seconds(2), transferTimeout: .seconds(4))) throws {
+    init(limits: HTTPService.HTTPServer.Limits = HTTPService.HTTPServer.Limits(idleTimeout: .seconds(2), transferTimeout: .seconds(4)),
+         trustedProxies: Set<String> = []) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("live-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         path = directory.appendingPathComponent("purchases.sqlite").path
@@ -38,7 +39,8 @@ final class LiveWorld: @unchecked Sendable {  // its server is thread-safe; the 
         let tokensPath = directory.appendingPathComponent("tokens").path
         token = try ServeTokens.add(name: "app", to: tokensPath)
         server = try LiveServer(writer: try ledger(), reader: try ledger(), tokens: try ServeTokens.load(tokensPath),
-                                configuration: HTTPService.HTTPServer.Configuration(host: "127.0.0.1", port: 0, limits: limits))
+                                configuration: HTTPService.HTTPServer.Configuration(host: "127.0.0.1", port: 0, limits: limits),
+                                trustedProxies: trustedProxies)
         try server.start()
         inspector = try ledger()
     }

@@ -155,6 +155,20 @@ import Testing
         #expect(try projection(world) == before)
     }
 
+    @Test func theAuditNamesTheClientATrustedProxyForwardsAndNobodyElsesClaim() throws {
+        func refusedPeer(_ world: LiveWorld) throws -> String? {
+            _ = try world.send("POST", "/v1/apple/notifications", body: Array("{\"signedPayload\":\"a.b.c\"}".utf8),
+                               headers: ["X-Forwarded-For": "198.51.100.4, 203.0.113.9"])
+            let details = try world.inspector.database.queryFirst("SELECT details FROM audit_log WHERE action = 'serve-refused'", [])?.string("details")
+            let object = try JSONSerialization.jsonObject(with: Data((details ?? "{}").utf8)) as? [String: Any]
+            return object?["peer"] as? String
+        }
+        let behindProxy = try refusedPeer(try LiveWorld(trustedProxies: ["127.0.0.1"]))
+        #expect(behindProxy?.hasPrefix("203.0.113.9 via 127.0.0.1:") == true, "\(String(describing: behindProxy))")
+        let direct = try refusedPeer(try LiveWorld())
+        #expect(direct?.hasPrefix("127.0.0.1:") == true, "a client's own X-Forwarded-For is not believed: \(String(describing: direct))")
+    }
+
     final class Answers: @unchecked Sendable {
         private let lock = NSLock()
         private var statuses: [Int] = []
