@@ -10,6 +10,11 @@ public struct PreparedNotification: Sendable {
     /// The notificationUUID it is applied once by.
     public let uuid: String
     let operatorName: String
+    /// The body's SHA-256 (hex), what the receipts table keeps as `decoded_json`, and the
+    /// artefact's summary: worked out when prepared, so the writer does not.
+    let digest: String
+    let decodedJSON: String
+    let summary: ArtefactSummary
 }
 
 extension PurchaseLedger {

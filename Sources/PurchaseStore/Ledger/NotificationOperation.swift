@@ -39,8 +39,11 @@ extension PurchaseLedger {
         guard let uuid = notification.notificationUUID, !uuid.isEmpty else {
             throw StoreError(.invalidInput, "notification has no notificationUUID: it cannot be applied exactly once")
         }
+        // The digest, the stored JSON and the summary are worked out here, off the writer's thread.
         return PreparedNotification(bytes: bytes, artefact: artefact, notification: notification, verdict: verdict, uuid: uuid,
-                                    operatorName: operatorName)
+                                    operatorName: operatorName, digest: DigestAlgorithm.sha256.hash(bytes).hexString,
+                                    decodedJSON: DecodeReport.json(artefact, verdict: verdict, now: clock(), includeTree: false).serialized(),
+                                    summary: artefact.summary)
     }
 
     /// Applies a prepared notification inside the caller's write transaction.
@@ -73,11 +76,12 @@ extension PurchaseLedger {
             // RESCIND_CONSENT names no purchase, only the app download, which links the customer's
             // purchases. A new purchase is not given to a customer by its download alone: one Apple
             // account may serve several of the merchant's accounts.
-            let appTransactionId = artefact.summary.appTransactionId
+            let appTransactionId = prepared.summary.appTransactionId
             if owner == nil, facts.isEmpty, let appTransactionId { owner = try customer(appTransactionId: appTransactionId) }
-            let digest = DigestAlgorithm.sha256.hash(bytes).hexString
+            let digest = prepared.digest
             let receiptId = try database.queryFirst("SELECT receipt_id FROM receipts WHERE sha256 = ?", [.text(digest)])?.int("receipt_id")
-                ?? insertReceipt(bytes, digest: digest, artefact: artefact, verdict: verdict, customerId: owner, source: "notification \(type)",
+                ?? insertReceipt(bytes, digest: digest, artefact: artefact, verdict: verdict, decodedJSON: prepared.decodedJSON,
+                                 summary: prepared.summary, customerId: owner, source: "notification \(type)",
                                  now: now, operatorName: operatorName)
             let known = try facts.map(\.transactionId).filter {
                 try database.queryFirst("SELECT 1 AS found FROM transactions WHERE transaction_id = ?", [.text($0)]) != nil
