@@ -52,6 +52,7 @@ enum CommandRunner {
                       writes a key (0600, never over a file) and prints its public key
       notify FILE|-   apply an App Store Server Notification V2 once per notificationUUID
       serve [--listen HOST:PORT] --tokens FILE [--max-body BYTES] [--max-connections N] [--idle-timeout S]
+            [--trust-proxy ADDRESS]...
                       the live service: POST /v1/purchases (bearer token), POST /v1/apple/notifications
                       (Apple's signature), GET /v1/customers/ID/entitlements, /healthz, /readyz, /metrics;
                       SIGTERM stops it gracefully. serve token add NAME --tokens FILE prints a new token once
