@@ -12,6 +12,10 @@ extension ServeService {
         let prepared: PreparedNotification
         do {
             guard !request.body.isEmpty else { throw ServeRefusal(400, "emptyBody", "the body is empty: Apple sends {\"signedPayload\": …}", where: "body") }
+            // At most as many verify at once as there are cores: more only take the CPU the
+            // writer (and a PostgreSQL server beside it) needs to commit what is verified.
+            verifying.wait()
+            defer { verifying.signal() }
             prepared = try writerLedger.prepareNotification(request.body, operatorName: "apple")
         } catch {
             metrics.count(outcome: "refused")

@@ -20,6 +20,8 @@ public final class ServeService: @unchecked Sendable {
     let tokens: ServeTokens
     let metrics: ServeMetrics
     let refusals: RefusalRecorder
+    /// Slots for the CPU work of a request (decoding and verifying), one per core.
+    let verifying = DispatchSemaphore(value: max(1, ProcessInfo.processInfo.activeProcessorCount))
 
     /// A service committing through `queue` (whose ledger also prepares notifications: its
     /// verifier and revocation source), reading through `reader`, accepting `tokens`.
