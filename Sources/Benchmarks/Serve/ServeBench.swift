@@ -52,6 +52,9 @@ enum ServeBench {
                 report.figures.append(LedgerFigure(name: "serve notifications/s, PostgreSQL, \(clients) clients", value: notified.rate,
                                                    aim: clients == 64 ? .atLeast(2_000) : .none))
                 report.figures.append(LedgerFigure(name: "serve notification p99 ms, PostgreSQL, \(clients) clients", value: notified.p99, aim: .none))
+                let bought = try measure(authority: authority, clients: clients, setup: [], bodies: purchaseBodies(purchases),
+                                         path: "/v1/purchases", postgres: postgres, progress: progress)
+                report.figures.append(LedgerFigure(name: "serve purchases/s, PostgreSQL, \(clients) clients", value: bought.rate, aim: .none))
             }
         }
         for clients in clientCounts {
@@ -62,16 +65,22 @@ enum ServeBench {
             report.figures.append(LedgerFigure(name: "serve notification p50 ms, \(clients) clients", value: notified.p50, aim: .none))
             report.figures.append(LedgerFigure(name: "serve notification p99 ms, \(clients) clients", value: notified.p99,
                                                aim: clients == 64 ? .below(50) : .none))
-            let bought = try measure(authority: authority, clients: clients, setup: [], bodies: purchases.enumerated().map { index, jws in
-                Array("{\"customer\":\"c\(index % 500)\",\"signedTransactions\":[\"".utf8) + jws + Array("\"]}".utf8)
-            }, path: "/v1/purchases", progress: progress)
+            let bought = try measure(authority: authority, clients: clients, setup: [], bodies: purchaseBodies(purchases),
+                                     path: "/v1/purchases", progress: progress)
             importRate = try batchedImport(authority: authority, purchases: purchases)
             report.figures.append(LedgerFigure(name: "serve purchases/s, SQLite, \(clients) clients", value: bought.rate,
                                                aim: clients == 64 ? .atLeast(0.5 * importRate) : .none))
             report.figures.append(LedgerFigure(name: "serve purchase p99 ms, \(clients) clients", value: bought.p99, aim: .none))
         }
         report.figures.append(LedgerFigure(name: "import of the same purchases, one process, batches of 100, transactions/s", value: importRate, aim: .none))
-        report.notes.append("serve: \(postgres == nil ? "SQLite only (--postgres URL adds PostgreSQL's notifications)" : "SQLite and PostgreSQL notifications"); the 10-minute memory run is not measured yet; \(notificationCount) renewals of \(notificationCount / 30) subscriptions and \(purchaseCount) consumable purchases per client count, each client a kept-alive connection; peak memory \(String(format: "%.0f", ProcessStats.peakMegabytes() ?? 0)) MB")
+        report.notes.append("serve: \(postgres == nil ? "SQLite only (--postgres URL adds PostgreSQL)" : "SQLite and PostgreSQL"); the 10-minute memory run is not measured yet; \(notificationCount) renewals of \(notificationCount / 30) subscriptions and \(purchaseCount) consumable purchases per client count, each client a kept-alive connection; peak memory \(String(format: "%.0f", ProcessStats.peakMegabytes() ?? 0)) MB")
+    }
+
+    /// Each signed transaction as the body of a purchase request (500 customers).
+    static func purchaseBodies(_ purchases: [[UInt8]]) -> [[UInt8]] {
+        purchases.enumerated().map { index, jws in
+            Array("{\"customer\":\"c\(index % 500)\",\"signedTransactions\":[\"".utf8) + jws + Array("\"]}".utf8)
+        }
     }
 
     struct Measured {
