@@ -9,10 +9,15 @@ import PurchaseStore
 /// The writer owns its ledger (its own connection) and thread; requests decode and verify on
 /// their own threads before they queue. `stop()` lets the queue drain, then ends the writer.
 public final class LedgerCommitQueue: @unchecked Sendable {
-    /// What one round committed: its size, for `/metrics`.
+    /// What one round committed: its size and what it cost the writer, for `/metrics`.
     public struct Round: Sendable {
         public let purchases: Int
         public let notifications: Int
+        /// Wall time from taking the round to its last answer (the writer is busy), seconds.
+        public var busySeconds: Double = 0
+        /// The writer thread's CPU time in the round (the rest of busy is waiting: fsync, a lock,
+        /// a PostgreSQL round trip), seconds.
+        public var cpuSeconds: Double = 0
     }
 
     private enum Work {
@@ -110,11 +115,23 @@ public final class LedgerCommitQueue: @unchecked Sendable {
             let round = Array(pending.prefix(maxRound))
             pending.removeFirst(round.count)
             condition.unlock()
-            commit(round)
+            let (began, cpuBefore) = (ContinuousClock.now, Self.threadCPUSeconds())
+            var done = commit(round)
+            done.cpuSeconds = Self.threadCPUSeconds() - cpuBefore
+            let busy = ContinuousClock.now - began
+            done.busySeconds = Double(busy.components.seconds) + Double(busy.components.attoseconds) / 1e18
+            observe(done)
         }
     }
 
-    private func commit(_ round: [Work]) {
+    /// The calling thread's CPU time so far.
+    static func threadCPUSeconds() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+
+    private func commit(_ round: [Work]) -> Round {
         var notifications: [(PreparedNotification, Slot<Result<NotificationResult, Error>>)] = []
         var purchases: [String: [([PurchaseLedger.ImportItem], Slot<[Result<ImportResult, Error>]>)]] = [:]
         var purchaseCount = 0
@@ -146,6 +163,6 @@ public final class LedgerCommitQueue: @unchecked Sendable {
                 offset += requestItems.count
             }
         }
-        observe(Round(purchases: purchaseCount, notifications: notifications.count))
+        return Round(purchases: purchaseCount, notifications: notifications.count)
     }
 }

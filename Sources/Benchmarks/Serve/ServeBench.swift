@@ -20,9 +20,11 @@ enum ServeBench {
         let authority = try TestCertificateAuthority.shared()
         let state = SimulatorState(authority: authority, bundleId: "com.example.app")
         LedgerBenchCases.say("serve: minting \(notificationCount) notifications and \(purchaseCount) purchases", progress)
-        // One subscriber per 30 notifications, each renewed month after month.
+        // One subscriber per 30 notifications, each renewed month after month; sent renewal day
+        // by renewal day (every subscriber's first renewal, then every second one…), as Apple
+        // sends a shop's renewals: requests in flight at once are about different subscribers.
         var receipts: [(String, [UInt8])] = []
-        var notifications: [[UInt8]] = []
+        var bySubscriber: [[[UInt8]]] = []
         let start = Date(timeIntervalSince1970: 1_700_000_000)
         for subscriber in 0..<(notificationCount / 30) {
             let purchase = SimulatedPurchase(productId: "com.example.pro.monthly", type: .autoRenewable, purchaseDate: start,
@@ -30,13 +32,14 @@ enum ServeBench {
             let receipt = try state.mintUnifiedReceipt(environment: .production, purchases: [purchase], account: "s\(subscriber)")
             receipts.append(("s\(subscriber)", Array(receipt.base64.utf8)))
             guard let original = receipt.transactions.first?.transactionId else { throw BenchmarkError.ledger("serve: a receipt without a transaction") }
-            for month in 1...30 {
+            bySubscriber.append(try (1...30).map { month in
                 let bought = start.addingTimeInterval(Double(month) * LedgerBenchCases.month)
                 let minted = try state.renewAndNotify(originalTransactionId: original, purchaseDate: bought,
                                                       expiresDate: bought.addingTimeInterval(LedgerBenchCases.month))
-                notifications.append(Array(minted.body.utf8))
-            }
+                return Array(minted.body.utf8)
+            })
         }
+        let notifications = (0..<30).flatMap { month in bySubscriber.map { $0[month] } }
         let purchases = try (0..<purchaseCount).map { index -> [UInt8] in
             let payload = TransactionPayload(transactionId: String(3_000_000_000_000_000 + index), bundleId: "com.example.app",
                                              productId: "com.example.coins.100", type: "Consumable", purchaseDate: start,
@@ -52,6 +55,7 @@ enum ServeBench {
                 report.figures.append(LedgerFigure(name: "serve notifications/s, PostgreSQL, \(clients) clients", value: notified.rate,
                                                    aim: clients == 64 ? .atLeast(2_000) : .none))
                 report.figures.append(LedgerFigure(name: "serve notification p99 ms, PostgreSQL, \(clients) clients", value: notified.p99, aim: .none))
+                cost(notified, "notification", "PostgreSQL", clients, into: &report)
                 let bought = try measure(authority: authority, clients: clients, setup: [], bodies: purchaseBodies(purchases),
                                          path: "/v1/purchases", postgres: postgres, progress: progress)
                 report.figures.append(LedgerFigure(name: "serve purchases/s, PostgreSQL, \(clients) clients", value: bought.rate, aim: .none))
@@ -65,6 +69,7 @@ enum ServeBench {
             report.figures.append(LedgerFigure(name: "serve notification p50 ms, \(clients) clients", value: notified.p50, aim: .none))
             report.figures.append(LedgerFigure(name: "serve notification p99 ms, \(clients) clients", value: notified.p99,
                                                aim: clients == 64 ? .below(50) : .none))
+            cost(notified, "notification", "SQLite", clients, into: &report)
             let bought = try measure(authority: authority, clients: clients, setup: [], bodies: purchaseBodies(purchases),
                                      path: "/v1/purchases", progress: progress)
             importRate = try batchedImport(authority: authority, purchases: purchases)
@@ -73,7 +78,17 @@ enum ServeBench {
             report.figures.append(LedgerFigure(name: "serve purchase p99 ms, \(clients) clients", value: bought.p99, aim: .none))
         }
         report.figures.append(LedgerFigure(name: "import of the same purchases, one process, batches of 100, transactions/s", value: importRate, aim: .none))
-        report.notes.append("serve: \(postgres == nil ? "SQLite only (--postgres URL adds PostgreSQL)" : "SQLite and PostgreSQL"); the 10-minute memory run is not measured yet; \(notificationCount) renewals of \(notificationCount / 30) subscriptions and \(purchaseCount) consumable purchases per client count, each client a kept-alive connection; peak memory \(String(format: "%.0f", ProcessStats.peakMegabytes() ?? 0)) MB")
+        report.notes.append("serve: \(postgres == nil ? "SQLite only (--postgres URL adds PostgreSQL)" : "SQLite and PostgreSQL"); the 10-minute memory run is not measured yet; \(notificationCount) renewals of \(notificationCount / 30) subscriptions (sent renewal day by renewal day) and \(purchaseCount) consumable purchases per client count, each client a kept-alive connection; peak memory \(String(format: "%.0f", ProcessStats.peakMegabytes() ?? 0)) MB")
+    }
+
+    /// Where a run's time went, at 64 clients: the writer's share of the wall time and the CPU
+    /// per request (writer thread; whole process, clients included).
+    static func cost(_ measured: Measured, _ what: String, _ backend: String, _ clients: Int, into report: inout LedgerBenchReport) {
+        guard clients == 64 else { return }
+        report.figures.append(LedgerFigure(name: "serve \(what) writer busy share of wall, \(backend), 64 clients", value: measured.writerBusyShare, aim: .none))
+        report.figures.append(LedgerFigure(name: "serve \(what) writer CPU µs each, \(backend), 64 clients", value: measured.writerCPUMicroseconds, aim: .none))
+        report.figures.append(LedgerFigure(name: "serve \(what) process CPU µs each (service + clients), \(backend), 64 clients",
+                                           value: measured.processCPUMicroseconds, aim: .none))
     }
 
     /// Each signed transaction as the body of a purchase request (500 customers).
@@ -87,6 +102,11 @@ enum ServeBench {
         let rate: Double
         let p50: Double
         let p99: Double
+        /// The writer's busy wall time as a share of the run (near 1: the writer limits).
+        let writerBusyShare: Double
+        /// CPU per request: the writer's thread, and the whole process (service and clients).
+        let writerCPUMicroseconds: Double
+        let processCPUMicroseconds: Double
     }
 
     /// Posts `bodies` from `clients` connections to a fresh served ledger (after importing `setup`
@@ -115,7 +135,7 @@ enum ServeBench {
         LedgerBenchCases.say("serve: \(bodies.count) × \(path) from \(clients) clients", progress)
         let latencies = Latencies()
         let failure = FailureBox()
-        let began = ContinuousClock.now
+        let (began, cpuBefore) = (ContinuousClock.now, LedgerImportBench.processCPUSeconds())
         // One thread per client (concurrentPerform would run only as many at once as there are cores).
         let finished = DispatchSemaphore(value: 0)
         for client in 0..<clients {
@@ -136,10 +156,15 @@ enum ServeBench {
         }
         for _ in 0..<clients { finished.wait() }
         let elapsed = LedgerBenchCases.seconds(ContinuousClock.now - began)
+        let processCPU = LedgerImportBench.processCPUSeconds() - cpuBefore
         if let error = failure.error { throw error }
+        let writerSeconds = server.metrics.writerSeconds
         let sorted = latencies.all.sorted()
         try LedgerBenchCases.expect(sorted.count == bodies.count, "serve: \(sorted.count) of \(bodies.count) answered")
-        return Measured(rate: Double(bodies.count) / elapsed, p50: sorted[sorted.count / 2], p99: sorted[min(sorted.count - 1, sorted.count * 99 / 100)])
+        let count = Double(bodies.count)
+        return Measured(rate: count / elapsed, p50: sorted[sorted.count / 2], p99: sorted[min(sorted.count - 1, sorted.count * 99 / 100)],
+                        writerBusyShare: writerSeconds.busy / elapsed, writerCPUMicroseconds: writerSeconds.cpu / count * 1e6,
+                        processCPUMicroseconds: processCPU / count * 1e6)
     }
 
     /// `import` of the purchases from one process in batches of 100 (importStream): transactions/s.

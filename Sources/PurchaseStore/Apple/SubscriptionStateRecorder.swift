@@ -131,14 +131,19 @@ extension PurchaseLedger {
             .date(s.updatedAt), .text(s.offerPeriod), .text(s.offerDiscountType),
             .text(s.eligibleWinBackOfferIds.isEmpty ? nil : s.eligibleWinBackOfferIds.joined(separator: " ")),
         ] + s.terms.values
-        let columns = Self.stateColumns + SubscriptionTerms.columns
+        try database.execute(Self.saveStateSQL, values)
+    }
+
+    /// The upsert of a subscription's state, built once (every notification runs it).
+    private static let saveStateSQL: String = {
+        let columns = stateColumns + SubscriptionTerms.columns
         let updates = columns.dropFirst().map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
-        try database.execute("""
+        return """
             INSERT INTO subscription_states (\(columns.joined(separator: ", ")))
             VALUES (\(SQLDialect.placeholders(columns.count)))
             ON CONFLICT (original_transaction_id) DO UPDATE SET \(updates)
-            """, values)
-    }
+            """
+    }()
 
     static let stateColumns = [
         "original_transaction_id", "customer_id", "environment", "subscription_group", "product_id", "status", "auto_renew",

@@ -41,10 +41,19 @@ enum EntitlementSummary {
         if a.isActive != b.isActive { return a.isActive }
         let aStart = a.starts ?? .distantPast, bStart = b.starts ?? .distantPast
         if aStart != bStart { return aStart > bStart }
-        let order: [EntitlementSourceKind] = [.purchase, .legacyPaid, .manual]
-        let aKind = order.firstIndex(of: a.kind) ?? 0, bKind = order.firstIndex(of: b.kind) ?? 0
+        let aKind = rank(a.kind), bKind = rank(b.kind)
         if aKind != bKind { return aKind < bKind }
         if a.transactionId != b.transactionId { return (a.transactionId ?? "") < (b.transactionId ?? "") }
         return (a.grantId ?? 0) < (b.grantId ?? 0)
+    }
+
+    /// Purchases, then a legacy paid purchase, then manual grants (no array built per comparison:
+    /// a sort calls this n log n times).
+    private static func rank(_ kind: EntitlementSourceKind) -> Int {
+        switch kind {
+        case .purchase: return 0
+        case .legacyPaid: return 1
+        case .manual: return 2
+        }
     }
 }
