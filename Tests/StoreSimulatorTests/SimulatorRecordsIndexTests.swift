@@ -37,4 +37,25 @@ struct SimulatorRecordsIndexTests {
         #expect(Set(after.transactions(originals: [original, coins], in: .production).map(\.transactionId))
                 == [original, renewal.transactionId, coins])
     }
+
+    @Test func aTransactionSetWithoutIssueIsFoundAndIssuingAfterASnapshotLeavesItAlone() throws {
+        var records = SimulatorRecords(bundleId: "com.example.app", appAppleId: 1)
+        let start = Date(timeIntervalSince1970: 1_714_550_400)
+        let first = try records.register(SimulatedPurchase(productId: "com.example.pro.monthly", type: .autoRenewable, purchaseDate: start,
+                                                           expiresDate: start.addingTimeInterval(86_400)), environment: .production, account: "ana")
+        #expect(records.latestTransaction(original: first.transactionId)?.transactionId == first.transactionId)  // the index is built
+        let snapshot = records
+        var renewal = first
+        renewal.transactionId = "2000000199999999"
+        renewal.purchaseDate = start.addingTimeInterval(86_400)
+        records.issue(renewal)
+        #expect(records.latestTransaction(original: first.transactionId)?.transactionId == renewal.transactionId)
+        #expect(snapshot.latestTransaction(original: first.transactionId)?.transactionId == first.transactionId)
+        // Set straight into the dictionary, not issued: the index sees a count it does not know and is built again.
+        var later = first
+        later.transactionId = "2000000199999998"
+        later.purchaseDate = start.addingTimeInterval(2 * 86_400)
+        records.transactions[later.transactionId] = later
+        #expect(records.latestTransaction(original: first.transactionId)?.transactionId == later.transactionId)
+    }
 }

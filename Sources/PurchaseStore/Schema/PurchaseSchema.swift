@@ -216,5 +216,6 @@ public enum PurchaseSchema {
         AppleIdentifiersSchema.migration,
         MoneySchema.migration,
         FinishedTransactionsSchema.migration,
+        SearchRowidSchema.migration,
     ]
 }

@@ -34,7 +34,7 @@ extension SimulatorState {
             copy.appAccountToken = nil  // the organiser's order token is not the member's
             copy.orderId = nil
             copy.revocation = nil
-            records.transactions[id] = copy
+            records.issue(copy)
             return copy
         }
     }

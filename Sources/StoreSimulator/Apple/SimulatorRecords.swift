@@ -22,10 +22,9 @@ public struct SimulatorRecords: Codable, Sendable {
     public var bundleId: String
     /// The app's Apple id (`appAppleId` in answers and notifications).
     public var appAppleId: Int64
-    /// Every transaction, by transaction id.
-    public var transactions: [String: IssuedTransaction] = [:] {
-        didSet { originalsIndex = OriginalsIndex() }
-    }
+    /// Every transaction, by transaction id. A new one is added with `issue(_:)` (which keeps
+    /// the originals' index); existing ones may be changed in place.
+    public var transactions: [String: IssuedTransaction] = [:]
     /// `transactions` by original transaction id (not saved: worked out again when needed).
     private var originalsIndex = OriginalsIndex()
     /// Apple customer order id → transaction ids, in order.
@@ -89,6 +88,13 @@ public struct SimulatorRecords: Codable, Sendable {
     public init(bundleId: String, appAppleId: Int64) {
         self.bundleId = bundleId
         self.appAppleId = appAppleId
+    }
+
+    /// Adds (or replaces) a transaction, keeping the index of originals current.
+    public mutating func issue(_ transaction: IssuedTransaction) {
+        guard transactions.updateValue(transaction, forKey: transaction.transactionId) == nil else { return }
+        if !isKnownUniquelyReferenced(&originalsIndex) { originalsIndex = originalsIndex.copy() }
+        originalsIndex.add(transaction)
     }
 
     /// The transaction `id` as `environment` knows it (nil when unknown there).

@@ -41,7 +41,7 @@ extension SimulatorRecords {
                 subscriptions[originalId] = SubscriptionRenewal(autoRenewProductId: purchase.productId)
             }
         }
-        transactions[id] = transaction
+        issue(transaction)
         return transaction
     }
 
