@@ -14,7 +14,7 @@ struct PaidEraAdviceTests {
         var configuration = ConsoleFixture.configuration
         configuration.paidToFree = PaidToFreeRule(entitlement: "pro", beforeBuild: "42", beforeDate: nil)
         let ledger = PurchaseLedger(database: f.database, configuration: configuration,
-                                    verifier: ReceiptVerifier(trust: try f.authority.trustStore(), configuration: configuration),
+                                    verifier: ReceiptVerifier(trust: f.authority.trustStore(), configuration: configuration),
                                     clock: { ConsoleFixture.now })
         func receipt(originalVersion: String) throws -> [UInt8] {
             var builder = UnifiedReceiptBuilder(bundleId: "com.example.app", appVersion: "60", creationDate: ConsoleFixture.date("2025-05-01T00:00:00Z"),

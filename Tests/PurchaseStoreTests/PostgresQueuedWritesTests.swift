@@ -56,7 +56,7 @@ struct PostgresQueuedWritesTests {
         }
         // Nothing of the transaction stayed, and the session goes on.
         #expect(try count(database) == 0)
-        try database.writeTransaction { try database.execute("INSERT INTO queued (id, label) VALUES (?, ?)", [.integer(1), .text("after")]) }
+        _ = try database.writeTransaction { try database.execute("INSERT INTO queued (id, label) VALUES (?, ?)", [.integer(1), .text("after")]) }
         #expect(try count(database) == 1)
     }
 }

@@ -121,7 +121,8 @@ struct LegacyEnvironmentTrustTests {
             if case .legacy = artefact { continue }
             let evidence = artefact.tree(now: Date()).children.first
             #expect(evidence?.label == "environment evidence", "\(sample)")
-            #expect((evidence?.value ?? "").hasSuffix(signed ? "· signed" : "· unsigned"), "\(sample)")
+            let evidenceValue: String = evidence?.value ?? ""
+            #expect(evidenceValue.hasSuffix(signed ? "· signed" : "· unsigned"), "\(sample)")
         }
         let answer = try ReceiptDecoder.decode(Array(#"{"status":0,"environment":"Sandbox","receipt":{"in_app":[]}}"#.utf8))
         #expect(answer.summary.environment.source == .appleAnswer)
