@@ -66,7 +66,7 @@ enum CustomerCommand {
         if s.entitlements.isEmpty { lines.append("  none") }
         for e in s.entitlements {
             lines.append("  \(e.isActive ? "●" : "○") \(e.name): \(e.reasonAfterName)")
-            for source in e.sources.dropFirst() { lines.append("      also: \(source.reason)") }
+            for source in e.otherSources { lines.append("      also: \(source.reason)") }
         }
         lines += apple
         lines += ["", "orders:"]

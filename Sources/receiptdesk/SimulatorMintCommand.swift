@@ -11,6 +11,7 @@ enum SimulatorMintCommand {
         usage: receiptdesk simulator mint unified|legacy|jws --config FILE --product ID
                                           [--environment production|sandbox] [--account TOKEN]
                                           [--legacy-version 2|3] [--date 2026-12-01T12:00:00Z]
+                                          [--original-build BUILD]
                receiptdesk simulator mint notification --config FILE --transaction ID --type TYPE [--subtype S]
         The config must name the built-in simulator (appStore.simulator.stateDirectory), as `make run`'s
         demo config does; what is minted is signed by its test authority, never by Apple.
@@ -28,6 +29,7 @@ enum SimulatorMintCommand {
         let account = try args.value("--account")
         let versionText = try args.value("--legacy-version") ?? "2"
         let dateText = try args.value("--date")
+        let originalBuild = try args.value("--original-build")
         let transaction = try args.value("--transaction")
         let type = try args.value("--type")
         let subtype = try args.value("--subtype")
@@ -41,6 +43,9 @@ enum SimulatorMintCommand {
         }
         guard let blobVersion = UInt8(versionText), [2, 3].contains(blobVersion) else {
             throw CommandFailure.usage("--legacy-version \(versionText) is not 2 or 3")
+        }
+        if let originalBuild, originalBuild.isEmpty || originalBuild.count > 32 || !originalBuild.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }) {
+            throw CommandFailure.usage("--original-build \(originalBuild) is not a build number (digits and dots, at most 32)")
         }
         let now = try dateText.map { try OperatorDate.parse($0, flag: "--date") } ?? Date()
         let stateURL = URL(fileURLWithPath: directory)
@@ -64,6 +69,7 @@ enum SimulatorMintCommand {
             (artefact, what) = try state.change { () throws -> (String, String) in
                 try mint(format, state: state, environment: environment, product: product, account: account,
                          blobVersion: blobVersion, transaction: transaction, type: type, subtype: subtype,
+                         originalBuild: originalBuild ?? defaultOriginalBuild(configuration, environment),
                          configuration: configuration, now: now)
             }
         } catch let error as SimulatorError where error.code == .persistence {
@@ -81,7 +87,7 @@ enum SimulatorMintCommand {
     /// Mints the artefact `format` names; returns it and a few words about it.
     private static func mint(_ format: String, state: SimulatorState, environment: SimulatorEnvironment, product: String?,
                              account: String?, blobVersion: UInt8, transaction: String?, type: String?, subtype: String?,
-                             configuration: StoreConfiguration, now: Date) throws -> (artefact: String, what: String) {
+                             originalBuild: String, configuration: StoreConfiguration, now: Date) throws -> (artefact: String, what: String) {
         let artefact: String
         let what: String
         if format == "notification" {
@@ -93,9 +99,12 @@ enum SimulatorMintCommand {
             let purchase = try simulatedPurchase(product, configuration: configuration, now: now)
             switch format {
             case "unified":
-                let minted = try state.mintUnifiedReceipt(environment: environment, purchases: [purchase], account: account, creationDate: now)
+                // The app's current build is at least the one first installed.
+                let minted = try state.mintUnifiedReceipt(environment: environment, purchases: [purchase], account: account,
+                                                          appVersion: environment == .sandbox ? "1.0" : originalBuild,
+                                                          originalAppVersion: originalBuild, creationDate: now)
                 artefact = minted.base64
-                what = "a \(environment.rawValue.uppercased()) unified receipt, transaction \(minted.transactions.map(\.transactionId).joined())"
+                what = "a \(environment.rawValue.uppercased()) unified receipt (original build \(originalBuild)), transaction \(minted.transactions.map(\.transactionId).joined())"
             case "legacy":
                 let minted = try state.mintLegacyReceipt(environment: environment, purchase: purchase, account: account, blobVersion: blobVersion)
                 artefact = minted.base64
@@ -109,6 +118,18 @@ enum SimulatorMintCommand {
             }
         }
         return (artefact, what)
+    }
+
+    /// The original build a minted unified receipt carries unless `--original-build` says: in
+    /// sandbox Apple's constant "1.0"; in production a build after the config's paid-to-free
+    /// cutoff (its first number plus 12: 52 for the demo's 40, the demo app's current build), so
+    /// a minted receipt is a customer who installed the free app, not a paid-era one; 52 when
+    /// the config has no numeric cutoff.
+    static func defaultOriginalBuild(_ configuration: StoreConfiguration, _ environment: SimulatorEnvironment) -> String {
+        if environment == .sandbox { return "1.0" }
+        let cutoff = configuration.paidToFree?.beforeBuild?.split(separator: ".").first.flatMap { Int($0) }
+        guard let cutoff, cutoff < 1_000_000 else { return "52" }
+        return String(cutoff + 12)
     }
 
     /// A purchase of a product the config's catalogue lists, typed as the catalogue says.

@@ -23,12 +23,16 @@ enum CLIRunner {
         repositoryRoot.appendingPathComponent("Assets/Samples/\(name)").path
     }
 
-    /// Runs the binary with `arguments`, feeding `input` on standard input.
-    static func run(_ arguments: [String], input: Data? = nil) throws -> Output {
+    /// Runs the binary with `arguments`, feeding `input` on standard input; `environment` entries
+    /// are added to the test process's own, and `directory` (default: the repository) is where it runs.
+    static func run(_ arguments: [String], input: Data? = nil, environment: [String: String] = [:], directory: URL? = nil) throws -> Output {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
-        process.currentDirectoryURL = repositoryRoot
+        process.currentDirectoryURL = directory ?? repositoryRoot
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         let out = Pipe(), err = Pipe(), inPipe = Pipe()
         process.standardOutput = out
         process.standardError = err

@@ -19,6 +19,14 @@ public struct EntitlementState: Sendable, Equatable {
     /// Every source, active first, then newest first.
     public var sources: [EntitlementSource]
 
+    /// The sources besides the one `reason` speaks for, each reason once, in `sources`' order:
+    /// what a display lists under the entitlement's own line ("also: …"), so no source is
+    /// printed twice and a purchase that grants beside a longer-lasting source is still named.
+    public var otherSources: [EntitlementSource] {
+        var seen: Set<String> = [reason]
+        return sources.filter { seen.insert($0.reason).inserted }
+    }
+
     /// The reason for a line that already starts with the name ("coins: …"): without the name it
     /// begins with ("coins: 1200 units via …" → "1200 units via …", "pro expired …" → "expired …").
     public var reasonAfterName: String { Self.dropping(name, from: reason) }
