@@ -6,7 +6,9 @@ import ReceiptCore
 enum SamplesCommand {
     static func run(_ arguments: [String]) throws -> ExitStatus {
         var args = Arguments(arguments)
-        let directory = try args.finish(maxPositionals: 1).first ?? "Assets/Samples"
+        guard let directory = try args.finish(maxPositionals: 1).first ?? defaultDirectory() else {
+            throw CommandFailure.usage("no DIR given, and no Assets/Samples in the working directory, beside the binary or in the sources it was built from: give DIR")
+        }
         let files: [String]
         do {
             files = try FileManager.default.contentsOfDirectory(atPath: directory)
@@ -32,7 +34,22 @@ enum SamplesCommand {
             }
         }
         print(String(repeating: "━", count: 78))
-        print("\(files.count) samples: " + tally.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", "))
+        print("\(files.count) sample\(files.count == 1 ? "" : "s"): " + tally.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", "))
         return .ok
+    }
+
+    /// The repository's `Assets/Samples`: in the working directory, else above the binary
+    /// (`.build/debug/receiptdesk` in a clone), else where the sources were when it was built.
+    static func defaultDirectory() -> String? {
+        var candidates = [URL(fileURLWithPath: FileManager.default.currentDirectoryPath)]
+        var folder = (Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments.first ?? "")).resolvingSymlinksInPath().deletingLastPathComponent()
+        for _ in 0..<5 {
+            candidates.append(folder)
+            folder = folder.deletingLastPathComponent()
+        }
+        candidates.append(URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent())
+        var isDirectory: ObjCBool = false
+        return candidates.map { $0.appendingPathComponent("Assets/Samples").path }
+            .first { FileManager.default.fileExists(atPath: $0, isDirectory: &isDirectory) && isDirectory.boolValue }
     }
 }

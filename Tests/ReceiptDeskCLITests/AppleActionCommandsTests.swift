@@ -67,11 +67,11 @@ struct AppleActionCommandsTests {
         #expect(try Self.audit(demo, "apple-extend").contains("mei"))
         _ = try CLIRunner.run(["subscription", "extend", original, "--days", "5", "--reason-code", "satisfaction", "--reason", "again"] + demo.common)
         let third = try CLIRunner.run(["subscription", "extend", original, "--days", "5", "--reason-code", "satisfaction", "--reason", "third"] + demo.common)
-        expectFailure(third, 64, "already extended twice in the last 365 days")
+        expectFailure(third, 65, "already extended twice in the last 365 days")
         // An expired subscription is refused before Apple is asked.
         let (lapsed, _) = try Self.subscription(demo, "cust-state-expired-voluntary")
         expectFailure(try CLIRunner.run(["subscription", "extend", lapsed, "--days", "5", "--reason-code", "other", "--reason", "x"] + demo.common),
-                      64, "Apple extends only active subscriptions")
+                      65, "Apple extends only active subscriptions")
     }
 
     @Test func massExtensionIsFollowedUntilApplesaysComplete() throws {

@@ -60,12 +60,12 @@ extension PurchaseLedger {
             throw StoreError(.notFound, "no transaction \(original) in the ledger: give the subscription's original transaction id")
         }
         guard row.string("product_type") == ProductType.autoRenewable.rawValue else {
-            throw StoreError(.invalidInput, "\(original) is a \(row.string("product_type") ?? "purchase") of \(row.string("product_id") ?? "?"), not an auto-renewable subscription: only those can be extended")
+            throw StoreError(.invalidRequest, "\(original) is a \(row.string("product_type") ?? "purchase") of \(row.string("product_id") ?? "?"), not an auto-renewable subscription: only those can be extended")
         }
         let originalId = row.string("original_transaction_id") ?? original
         let environment = Environment(rawValue: row.string("environment") ?? "") ?? .unknown
         guard environment == .production || environment == .sandbox else {
-            throw StoreError(.invalidInput, "subscription \(originalId) is from \(environment.rawValue): Apple extends only production and sandbox subscriptions")
+            throw StoreError(.invalidRequest, "subscription \(originalId) is from \(environment.rawValue): Apple extends only production and sandbox subscriptions")
         }
         let state = try subscriptionState(original: originalId)
         let expiry = try database.queryFirst("""
@@ -73,10 +73,10 @@ extension PurchaseLedger {
             """, [.text(originalId), .text(originalId)])?.date("expiry")
         let current = [state?.expiresDate, expiry].compactMap { $0 }.max()
         if let status = state?.status, status != 1, status != 4 {
-            throw StoreError(.invalidInput, "subscription \(originalId) is \(state?.statusName ?? "not active") (Apple, \(state?.source ?? "")): Apple extends only active subscriptions")
+            throw StoreError(.invalidRequest, "subscription \(originalId) is \(state?.statusName ?? "not active") (Apple, \(state?.source ?? "")): Apple extends only active subscriptions")
         }
         if state == nil, let current, current <= now {
-            throw StoreError(.invalidInput, "subscription \(originalId) expired \(StoreDates.format(current)): Apple extends only active subscriptions")
+            throw StoreError(.invalidRequest, "subscription \(originalId) expired \(StoreDates.format(current)): Apple extends only active subscriptions")
         }
         let recent = try database.query("""
             SELECT requested_at, outcome, request_identifier, days FROM renewal_extensions
@@ -85,11 +85,11 @@ extension PurchaseLedger {
         let pending = recent.first { $0.string("outcome") == "pending" }
         if pending == nil, recent.count >= AppStoreServerAPIClient.maxExtensionsPerYear {
             let dates = recent.compactMap { $0.date("requested_at") }.map(SubscriptionStory.utcDay).joined(separator: " and ")
-            throw StoreError(.invalidInput, "subscription \(originalId) was already extended twice in the last 365 days (\(dates)): Apple allows at most \(AppStoreServerAPIClient.maxExtensionsPerYear)")
+            throw StoreError(.invalidRequest, "subscription \(originalId) was already extended twice in the last 365 days (\(dates)): Apple allows at most \(AppStoreServerAPIClient.maxExtensionsPerYear)")
         }
         if let pending, let pendingDays = pending.int("days"), pendingDays != Int64(days) {
             // Asking again is safe only with the same request: a new one could be a second extension.
-            throw StoreError(.invalidInput, "subscription \(originalId) has an extension of \(pendingDays) days whose answer never arrived (request \(pending.string("request_identifier") ?? "?")): run it again with --days \(pendingDays) to retry it (Apple applies a request once), not \(days)")
+            throw StoreError(.invalidRequest, "subscription \(originalId) has an extension of \(pendingDays) days whose answer never arrived (request \(pending.string("request_identifier") ?? "?")): run it again with --days \(pendingDays) to retry it (Apple applies a request once), not \(days)")
         }
         return RenewalExtensionPlan(originalTransactionId: originalId, customerId: row.string("customer_id") ?? "",
                                     productId: row.string("product_id") ?? "", environment: environment, days: days,
