@@ -1,0 +1,82 @@
+/// The commands that act at Apple (App Store Server API, config appStore.serverAPI).
+extension CommandTable {
+    static let environmentOption = OptionSpec.value("--environment", "E", "production or sandbox", default: "production", example: "--environment sandbox")
+
+    static let apple: [CommandSpec] = [
+        CommandSpec(path: "lookup-order", arguments: "ORDER_ID --customer ID", summary: "import the transactions of an Apple order id (from the invoice email)", options: [
+            .value("--customer", "ID", "the customer they belong to", example: "--customer alice"),
+        ], database: true, examples: ["receiptdesk lookup-order MK5TTTVWJH --customer alice"]),
+        CommandSpec(path: "subscription status", arguments: "CUSTOMER", summary: "ask Apple (Get All Subscription Statuses): state, why it stopped, prices; recorded",
+                    database: true, examples: ["receiptdesk subscription status alice"]),
+        CommandSpec(path: "subscription extend", arguments: "ORIGINAL_TX --days N --reason-code CODE --reason TEXT", summary: "extend one renewal date at Apple (1–90 days, at most 2 a year, active subscriptions only), audited", options: [
+            .value("--days", "N", "days to add, 1–90", example: "--days 10"),
+            .value("--reason-code", "CODE", "Apple's reason: outage, satisfaction, other or undeclared", example: "--reason-code outage"),
+            .value("--reason", "TEXT", "why (required; in the audit log)", example: "--reason \"outage 30 Nov\""),
+            .flag("--dry-run", "show the preview, ask Apple nothing"),
+        ], database: true, examples: ["receiptdesk subscription extend 2000000100000015 --days 10 --reason-code outage --reason \"outage 30 Nov\""]),
+        CommandSpec(path: "subscription mass-extend", arguments: "PRODUCT --days N --reason-code CODE --reason TEXT", summary: "extend every active subscriber of a product, then follow Apple's progress", options: [
+            .value("--days", "N", "days to add, 1–90", example: "--days 3"),
+            .value("--reason-code", "CODE", "outage, satisfaction, other or undeclared", example: "--reason-code outage"),
+            .value("--reason", "TEXT", "why (required)", example: "--reason outage"),
+            environmentOption,
+            .value("--storefront", "CODE", "only these storefronts (repeatable)", default: "all", example: "--storefront USA", repeatable: true),
+            .flag("--dry-run", "show the preview, ask Apple nothing"),
+            .flag("--no-wait", "do not follow the progress"),
+            .value("--poll-seconds", "S", "seconds between progress polls", default: "5", example: "--poll-seconds 30"),
+            .value("--max-polls", "N", "give up following after N polls", default: "120"),
+        ], database: true, examples: ["receiptdesk subscription mass-extend com.example.game.pro.monthly --days 3 --reason-code outage --reason outage"]),
+        CommandSpec(path: "subscription mass-status", arguments: "[REQUEST_ID]", summary: "list mass extensions, or follow one", options: [
+            .value("--poll-seconds", "S", "seconds between polls", default: "5"),
+            .value("--max-polls", "N", "polls before giving up", default: "1", example: "--max-polls 60"),
+        ], database: true, examples: ["receiptdesk subscription mass-status"]),
+        CommandSpec(path: "subscription offer", arguments: "CUSTOMER --product ID --offer OFFER_ID --reason TEXT", summary: "sign a promotional or win-back offer (Apple's v2 signature), printed once, audited without it", options: [
+            .value("--product", "ID", "the subscription product", example: "--product com.example.game.pro.monthly"),
+            .value("--offer", "OFFER_ID", "the offer id from App Store Connect", example: "--offer WINBACK50"),
+            .value("--reason", "TEXT", "why (required)", example: "--reason churned"),
+            .value("--transaction", "TX", "which of the customer's subscriptions", default: "the newest of the product"),
+        ], database: true, examples: ["receiptdesk subscription offer alice --product com.example.game.pro.monthly --offer WINBACK50 --reason churned"]),
+        CommandSpec(path: "refunds", arguments: "[list]", summary: "Apple's consumption requests (refund requests) by deadline", options: [
+            .flag("--all", "answered and closed ones too"),
+        ], database: true, examples: ["receiptdesk refunds"]),
+        CommandSpec(path: "refunds send", arguments: "N --consented --reason TEXT", summary: "send the consumption information for request N, filled from the ledger, reviewed, audited", options: [
+            .flag("--consented", "the customer consented to sharing it (required)"),
+            .value("--reason", "TEXT", "why (required)", example: "--reason \"used half the period\""),
+            .value("--refund-preference", "P", "grant, prorated, decline or none", example: "--refund-preference prorated"),
+            .value("--consumption-percentage", "0-100", "version 2: how much was consumed", default: "the share of the paid period gone by", example: "--consumption-percentage 40"),
+            .value("--sample-content", "yes|no", "whether it was a sample"),
+            .value("--consumption-status", "0-3", "version 1: Apple's consumptionStatus"),
+            .value("--delivery-status", "0-5", "version 1: Apple's deliveryStatus"),
+            .value("--platform", "0-2", "version 1: Apple's platform"),
+            .value("--account-tenure", "0-7", "version 1: Apple's accountTenure band"),
+            .value("--play-time", "0-7", "version 1: Apple's playTime band"),
+            .value("--lifetime-purchased", "0-7", "version 1: lifetimeDollarsPurchased band"),
+            .value("--lifetime-refunded", "0-7", "version 1: lifetimeDollarsRefunded band"),
+            .value("--user-status", "0-4", "version 1: Apple's userStatus"),
+            .flag("--dry-run", "show what would be sent, send nothing"),
+        ], database: true, examples: ["receiptdesk refunds send 1 --consented --refund-preference prorated --reason \"used half the period\""]),
+        CommandSpec(path: "notifications fetch", arguments: "--since DATE", summary: "what Apple sent over a period (Get Notification History), applied once per notificationUUID; resumable", options: [
+            .value("--since", "DATE", "from (RFC 3339 or 2026-11-01)", example: "--since 2026-11-01"),
+            .value("--until", "DATE", "until", default: "now"),
+            environmentOption,
+        ], database: true, examples: ["receiptdesk notifications fetch --since 2026-11-01"]),
+        CommandSpec(path: "notifications test", arguments: "", summary: "ask Apple for a TEST notification, and say whether it was delivered", options: [environmentOption],
+                    database: true, examples: ["receiptdesk notifications test"]),
+        CommandSpec(path: "notifications test-status", arguments: "TOKEN", summary: "whether the TEST notification TOKEN was delivered", options: [environmentOption],
+                    database: true, examples: ["receiptdesk notifications test-status 3f1c…"]),
+        CommandSpec(path: "transaction history", arguments: "TX", summary: "Apple's history of a transaction's account, verified, with who owns each in the ledger",
+                    database: true, examples: ["receiptdesk transaction history 2000000100000001"]),
+        CommandSpec(path: "transaction app-info", arguments: "ANY_TX", summary: "the app download (app transaction) from any of its transaction ids",
+                    database: true, examples: ["receiptdesk transaction app-info 2000000100000001"]),
+        CommandSpec(path: "transaction set-token", arguments: "ORIGINAL_TX --token UUID --reason TEXT", summary: "fix a purchase's app account token at Apple and in the ledger", options: [
+            .value("--token", "UUID", "the app account token", example: "--token 7e3fb20b-0d44-4c7a-9a53-1d8a3f0e6b21"),
+            .value("--reason", "TEXT", "why (required)", example: "--reason \"order mix-up\""),
+            .flag("--dry-run", "show the preview, ask Apple nothing"),
+        ], database: true, examples: ["receiptdesk transaction set-token 2000000100000001 --token 7e3fb20b-0d44-4c7a-9a53-1d8a3f0e6b21 --reason \"order mix-up\""]),
+        CommandSpec(path: "transaction show", arguments: "TX", summary: "one transaction as the ledger holds it, and when and by whom it was finished at Apple",
+                    database: true, examples: ["receiptdesk transaction show 2000000100000002"]),
+        CommandSpec(path: "transaction finish", arguments: "TX --reason TEXT", summary: "tell Apple a delivered transaction is finished (Finish Transaction), once, audited", options: [
+            .value("--reason", "TEXT", "why (required)", example: "--reason \"coins delivered (ticket 88)\""),
+            .flag("--dry-run", "check it is delivered, ask Apple nothing"),
+        ], database: true, examples: ["receiptdesk transaction finish 2000000100000002 --reason \"coins delivered (ticket 88)\""]),
+    ]
+}

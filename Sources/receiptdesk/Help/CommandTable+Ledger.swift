@@ -1,0 +1,99 @@
+/// The purchase database's commands: import, orders, customers, search, grants, conflicts, audit.
+extension CommandTable {
+    static let ledger: [CommandSpec] = [
+        CommandSpec(path: "import", arguments: "FILE...", summary: "record receipts, signed transactions or notifications for a customer; prints what each granted", options: [
+            .value("--customer", "ID", "the customer the purchases belong to (created when new)", example: "--customer alice"),
+            .value("--customer-name", "NAME", "the new customer's display name", example: "--customer-name \"Alice Martin\""),
+            .value("--customer-email", "EMAIL", "the new customer's email", example: "--customer-email alice@example.com"),
+            .value("--order", "ORDER", "bind the purchase to this merchant order", example: "--order o-17"),
+            .value("--application-username", "VALUE", "the applicationUsername / appAccountToken the app sent, to find the order"),
+            .value("--source", "TEXT", "what the audit log says the receipts came from", default: "import FILE"),
+        ], database: true, examples: ["receiptdesk import receipt.b64 --customer alice"]),
+        CommandSpec(path: "order create", arguments: "--customer ID --order ORDER --product PRODUCT", summary: "record a merchant order waiting for its purchase", options: [
+            .value("--customer", "ID", "who ordered", example: "--customer alice"),
+            .value("--order", "ORDER", "the merchant's order id", example: "--order o-1"),
+            .value("--product", "PRODUCT", "the product id, from the config's catalogue", example: "--product com.example.game.pro.yearly"),
+            .value("--account-token", "TOKEN", "the appAccountToken (UUID) the app will send with the purchase"),
+            .flag("--unlisted-product", "accept a product the catalogue does not list (warned)"),
+        ], database: true, examples: ["receiptdesk order create --customer alice --order o-1 --product com.example.game.pro.yearly"]),
+        CommandSpec(path: "order fail", arguments: "ORDER", summary: "record a failed payment for an order", options: [
+            .value("--reason", "TEXT", "why it failed", example: "--reason \"card declined\""),
+        ], database: true, examples: ["receiptdesk order fail o-1 --reason \"card declined\""]),
+        CommandSpec(path: "customer show", arguments: "ID", summary: "a customer's entitlements with their reasons, Apple's side, orders, transactions, receipts",
+                    database: true, examples: ["receiptdesk customer show alice"]),
+        CommandSpec(path: "customer add", arguments: "ID", summary: "add a customer, or update the name, email or tester mark given (says which)", options: [
+            .flag("--tester", "a sandbox tester: their sandbox purchases grant"),
+            .value("--name", "NAME", "display name", example: "--name \"Alice Martin\""),
+            .value("--email", "EMAIL", "email address", example: "--email alice@example.com"),
+        ], database: true, examples: ["receiptdesk customer add alice --name \"Alice Martin\" --email alice@example.com"]),
+        CommandSpec(path: "customer export", arguments: "ID", summary: "a case file for a ticket (Markdown, or JSON with --json)",
+                    database: true, examples: ["receiptdesk customer export alice > case.md"]),
+        CommandSpec(path: "search", arguments: "TEXT", summary: "find customers, orders, transactions, receipts by any id or its start, a name or email fragment, qualifiers (exit 1: nothing found)", options: [
+            .value("--limit", "N", "at most N rows per kind", default: "10", example: "--limit 100"),
+        ], database: true, examples: ["receiptdesk search alice", "receiptdesk search env:sandbox status:conflict"]),
+        CommandSpec(path: "grant", arguments: "--customer ID --entitlement E --reason TEXT", summary: "grant an entitlement by hand, audited", options: [
+            .value("--customer", "ID", "who gets it", example: "--customer alice"),
+            .value("--entitlement", "E", "the entitlement's name", example: "--entitlement pro"),
+            .value("--until", "DATE", "when it ends (RFC 3339 or 2026-12-31)", default: "forever", example: "--until 2026-12-31"),
+            .value("--for", "DURATION", "how long (ISO 8601), instead of --until", example: "--for P30D"),
+            .value("--reason", "TEXT", "why (required; in the audit log)", example: "--reason \"outage goodwill\""),
+        ], database: true, examples: ["receiptdesk grant --customer alice --entitlement pro --for P30D --reason \"outage goodwill\""]),
+        CommandSpec(path: "revoke", arguments: "--customer ID (--entitlement E | --grant N) --reason TEXT", summary: "revoke manual grants, audited", options: [
+            .value("--customer", "ID", "whose grant", example: "--customer alice"),
+            .value("--entitlement", "E", "every manual grant of this entitlement", example: "--entitlement pro"),
+            .value("--grant", "N", "one grant by its number", example: "--grant 12"),
+            .value("--reason", "TEXT", "why (required)", example: "--reason chargeback"),
+        ], database: true, examples: ["receiptdesk revoke --customer alice --entitlement pro --reason chargeback"]),
+        CommandSpec(path: "restore", arguments: "--customer ID (--from-customer OLD | --receipt FILE) --reason TEXT", summary: "move purchases to a customer as Apple's restore would", options: [
+            .value("--customer", "ID", "who receives them", example: "--customer alice-new"),
+            .value("--from-customer", "OLD", "whose purchases move", example: "--from-customer alice"),
+            .value("--transaction", "T", "only this transaction (repeatable)", repeatable: true),
+            .value("--receipt", "FILE", "the purchases of this receipt instead"),
+            .value("--reason", "TEXT", "why (required)", example: "--reason \"new account\""),
+            .flag("--dry-run", "show what would move, change nothing"),
+            .flag("--include-consumables", "move consumables too (Apple does not restore them)"),
+        ], database: true, examples: ["receiptdesk restore --customer alice-new --from-customer alice --reason \"new account\""]),
+        CommandSpec(path: "conflicts", arguments: "", summary: "transactions claimed by a second customer, and ambiguous order bindings", options: [
+            .flag("--all", "resolved ones too"),
+        ], database: true, examples: ["receiptdesk conflicts"]),
+        CommandSpec(path: "conflicts resolve", arguments: "N --owner CUSTOMER --reason TEXT", summary: "settle a conflict: who owns the transaction", options: [
+            .value("--owner", "CUSTOMER", "the customer who keeps it", example: "--owner alice"),
+            .value("--reason", "TEXT", "why (required)", example: "--reason \"same person, two accounts\""),
+        ], database: true, examples: ["receiptdesk conflicts resolve 1 --owner alice --reason \"ticket 42\""]),
+        CommandSpec(path: "audit", arguments: "", summary: "the audit log, newest first; with --verify, check the hash chain and that the log explains every row", options: [
+            .value("--target", "T", "entries about this target only", example: "--target alice"),
+            .value("--limit", "N", "at most N entries (1–100000)", default: "50", example: "--limit 200"),
+            .flag("--verify", "recompute the hash chain, name the first altered entry, print the head (SEQ:HASH)"),
+            .value("--expect", "SEQ:HASH", "with --verify: fail unless the log still holds this head", example: "--expect 812:3f0c…"),
+            .value("--anchors", "FILE", "with --verify: check every signed anchor line in FILE", example: "--anchors /var/log/receiptdesk/anchors"),
+            .value("--public-key", "FILE", "with --anchors: the anchor key's public key", example: "--public-key anchor.pub"),
+            .flag("--skip-entitlements", "with --verify: leave out the entitlement recomputation (large databases)"),
+        ], database: true, examples: ["receiptdesk audit --target alice", "receiptdesk audit --verify"]),
+        CommandSpec(path: "audit anchor", arguments: "--key FILE [--to FILE] | --new-key FILE", summary: "sign the verified head with a P-256 key the database never holds; from cron", options: [
+            .value("--key", "FILE", "the private key (made by --new-key)", example: "--key /etc/receiptdesk/anchor.key"),
+            .value("--to", "FILE", "append the signed line to FILE (fsync) instead of printing it", example: "--to /var/log/receiptdesk/anchors"),
+            .value("--new-key", "FILE", "write a new key (0600, never over a file) and print its public key", example: "--new-key anchor.key"),
+        ], database: true, examples: ["receiptdesk audit anchor --new-key anchor.key > anchor.pub", "receiptdesk audit anchor --key anchor.key --to anchors"]),
+        CommandSpec(path: "notify", arguments: "FILE|-", summary: "apply an App Store Server Notification V2, once per notificationUUID",
+                    database: true, examples: ["receiptdesk notify notification.json"]),
+        CommandSpec(path: "reverify", arguments: "RECEIPT_ID | --customer ID | --all", summary: "ask Apple (config appStore) about stored receipts and apply what it knows", options: [
+            .value("--customer", "ID", "every receipt of this customer", example: "--customer alice"),
+            .flag("--all", "every stored receipt"),
+            .value("--concurrency", "N", "requests in flight at once", default: "4", example: "--concurrency 8"),
+        ], database: true, examples: ["receiptdesk reverify --all --concurrency 8"]),
+        CommandSpec(path: "console", arguments: "", summary: "the terminal console over the purchase database (what receiptdesk opens on a terminal)", options: [
+            .flag("--read-only", "no changing action; the database opened read-only"),
+        ], database: true, examples: ["receiptdesk console --db .build/demo/purchases.sqlite --config .build/demo/config.json"]),
+        CommandSpec(path: "serve", arguments: "--tokens FILE", summary: "the live service: purchases, Apple's notifications, entitlements, health and metrics over HTTP", options: [
+            .value("--listen", "HOST:PORT", "where to listen (plain HTTP; TLS belongs to a proxy)", default: "127.0.0.1:8080", example: "--listen 10.0.0.5:8080"),
+            .value("--tokens", "FILE", "the clients' bearer tokens (serve token add)", default: "$RECEIPTDESK_SERVE_TOKENS", example: "--tokens /etc/receiptdesk/serve-tokens"),
+            .value("--max-body", "BYTES", "largest request body", default: "4194304 (4 MiB)", example: "--max-body 1048576"),
+            .value("--max-connections", "N", "connections at once", default: "64", example: "--max-connections 256"),
+            .value("--idle-timeout", "SECONDS", "close a connection idle this long", default: "10", example: "--idle-timeout 30"),
+            .value("--trust-proxy", "ADDRESS", "believe this proxy's X-Forwarded-For for the audit's client", example: "--trust-proxy 127.0.0.1", repeatable: true),
+        ], database: true, examples: ["receiptdesk serve --listen 127.0.0.1:8080 --tokens /etc/receiptdesk/serve-tokens"]),
+        CommandSpec(path: "serve token add", arguments: "NAME --tokens FILE", summary: "add a client token to the tokens file and print it once", options: [
+            .value("--tokens", "FILE", "the tokens file (its hash only is kept)", default: "$RECEIPTDESK_SERVE_TOKENS", example: "--tokens serve-tokens"),
+        ], examples: ["receiptdesk serve token add app --tokens serve-tokens"]),
+    ]
+}
