@@ -34,9 +34,17 @@ enum CustomerCommand {
             let contact = CustomerContact(displayName: try args.value("--name"), email: try args.value("--email"))
             guard let id = try args.finish(maxPositionals: 1).first else { throw CommandFailure.usage("customer add needs ID") }
             do { try contact.validate() } catch { throw CommandFailure.from(error) }
-            let changed = try options.openLedger(mayCreate: true, checking: [(id, "customer id")])
-                .addCustomer(id, isTester: tester, contact: contact, operatorName: options.operatorName)
-            print(changed ? "customer \(id) \(tester ? "is a sandbox tester" : "added")" : "customer \(id): nothing changed")
+            let ledger = try options.openLedger(mayCreate: true, checking: [(id, "customer id")])
+            let existed = try ledger.customerExists(id)
+            let changed = try ledger.addCustomer(id, isTester: tester, contact: contact, operatorName: options.operatorName)
+            let given = [tester ? "tester mark" : nil, contact.displayName.map { _ in "name" }, contact.email.map { _ in "email" }].compactMap { $0 }
+            if !existed {
+                print("customer \(id) added\(tester ? " as a sandbox tester" : "")")
+            } else if changed {
+                print("customer \(id) already exists: updated its \(given.joined(separator: ", "))")
+            } else {
+                print("customer \(id) already exists: nothing changed")
+            }
             return .ok
         default:
             throw CommandFailure.usage("unknown customer subcommand '\(sub)': use show, add or export")

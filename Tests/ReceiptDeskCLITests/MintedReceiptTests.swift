@@ -35,3 +35,14 @@ struct MintedReceiptTests {
         expectFailure(output, 64, "--original-build 1.0; rm is not a build number")
     }
 }
+
+/// Issue 29, 2: outcomes say what happened.
+@Suite("Outcomes")
+struct OutcomeWordsTests {
+    @Test func addingAnExistingCustomerSaysSo() throws {
+        let workspace = try LedgerWorkspace()
+        #expect(try workspace.run(["customer", "add", "ada"]).stdout == "customer ada added\n")
+        #expect(try workspace.run(["customer", "add", "ada"]).stdout == "customer ada already exists: nothing changed\n")
+        #expect(try workspace.run(["customer", "add", "ada", "--name", "Ada L"]).stdout == "customer ada already exists: updated its name\n")
+    }
+}
