@@ -13,6 +13,8 @@ final class LedgerWorkspace {
     let anchorPaths: [String]
     let authority: TestCertificateAuthority
     var operatorName = "tester"
+    /// What `--db` names: the SQLite file by default, or a PostgreSQL URL a test sets.
+    var databaseLocation: String
 
     /// The catalogue the tests use (same products as the PurchaseStore tests' fixture).
     static let configJSON = """
@@ -32,6 +34,7 @@ final class LedgerWorkspace {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("receiptdesk-cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         databasePath = directory.appendingPathComponent("purchases.sqlite").path
+        databaseLocation = databasePath
         configPath = directory.appendingPathComponent("config.json").path
         try Data(config.utf8).write(to: URL(fileURLWithPath: configPath))
         authority = try TestCertificateAuthority.shared()
@@ -46,14 +49,14 @@ final class LedgerWorkspace {
 
     /// `--db`, `--config`, `--operator` (unless `arguments` name one) and the test CA's roots.
     func storeOptions(for arguments: [String]) -> [String] {
-        ["--db", databasePath, "--config", configPath] + (arguments.contains("--operator") ? [] : ["--operator", operatorName])
+        ["--db", databaseLocation, "--config", configPath] + (arguments.contains("--operator") ? [] : ["--operator", operatorName])
             + anchorPaths.flatMap { ["--trust-anchor", $0] }
     }
 
     /// Creates the workspace's database, migrated and empty (`receiptdesk db init`): commands that
     /// only read refuse a database that is not there.
     func createDatabase(sourceLocation: SourceLocation = #_sourceLocation) throws {
-        let output = try CLIRunner.run(["db", "init", "--db", databasePath])
+        let output = try CLIRunner.run(["db", "init", "--db", databaseLocation])
         try #require(output.status == 0, "db init: \(output.stderr)", sourceLocation: sourceLocation)
     }
 
