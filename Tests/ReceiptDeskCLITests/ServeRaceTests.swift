@@ -6,11 +6,12 @@ import Testing
 
 /// "Every read-then-write holds against a second writer doing the same at the same moment":
 /// two `receiptdesk serve` processes on one database (a SQLite file; a PostgreSQL schema) are
-/// sent the same purchase (same transaction, same merchant order) and then the same Apple
-/// notification (same notificationUUID) beside another same purchase, at the same moment, round
-/// after round. Each purchase is credited once and bound to its order, each notification applied
-/// once (one of the two answers says applied, the other "already applied"), nothing is answered
-/// 5xx but a 503 that a retry then gets through, and the audit chain verifies.
+/// sent, round after round, at the same moment: the same purchase (same transaction, same
+/// merchant order); then the same Apple notification (same notificationUUID) beside another same
+/// purchase; then a REFUND that one of them kept unmatched before its purchase arrived, sent
+/// again. Each purchase is credited once and bound to its order, each notification applied once
+/// (one of the two answers says applied, the other "already applied"), nothing is answered 5xx
+/// but a 503 that a retry then gets through, and the audit chain verifies.
 @Suite(.serialized) struct ServeRaceTests {
     static let rounds = 32
     static let postgresURL = ProcessInfo.processInfo.environment["RECEIPTDESK_TEST_POSTGRES_URL"].flatMap { $0.isEmpty ? nil : $0 }
@@ -30,7 +31,7 @@ import Testing
     static func expectClean(_ report: Race.Report, sourceLocation: SourceLocation = #_sourceLocation) throws {
         #expect(report.problems.isEmpty, "\(report.problems.count) problems, the first: \(report.problems.prefix(8).joined(separator: "\n"))",
                 sourceLocation: sourceLocation)
-        #expect(report.requests == rounds * 6, sourceLocation: sourceLocation)
+        #expect(report.requests == rounds * 9, sourceLocation: sourceLocation)
         #expect(report.auditVerify.hasPrefix("audit log intact:"), "\(report.auditVerify)", sourceLocation: sourceLocation)
     }
 
@@ -110,19 +111,20 @@ import Testing
             for port in ports { try Self.waitUntilReady(port) }
 
             for round in 0..<rounds {
-                // The subscription's purchase, to both at once.
+                // The subscription's purchase, to both at once; beside it, to the first alone, Apple's
+                // REFUND of a pack of coins not bought yet (kept unmatched).
                 let subscription = ports.map { purchase($0, token, round, "sub-order-\(round)", artefacts.subscriptions[round]) }
-                let bought = RequestsAtOnce.send(subscription)
-                checkPurchases(bought, round: round, order: "sub-order-\(round)", transaction: artefacts.subscriptionIds[round])
-                // Its renewal told by Apple and a pack of coins bought, each to both at once.
-                let notification = ports.map {
-                    LoopbackHTTP.Request(port: $0, method: "POST", path: "/v1/apple/notifications",
-                                         headers: [("Content-Type", "application/json")], body: Array(artefacts.renewals[round].body.utf8))
-                }
+                let early = RequestsAtOnce.send(subscription + [notify(ports[0], artefacts.refunds[round])])
+                checkPurchases(Array(early.prefix(2)), round: round, order: "sub-order-\(round)", transaction: artefacts.subscriptionIds[round])
+                checkUnmatched(early[2], round: round)
+                // The renewal told by Apple and the pack of coins bought, each to both at once.
                 let coins = ports.map { purchase($0, token, round, "coin-order-\(round)", artefacts.coins[round]) }
-                let answers = RequestsAtOnce.send(notification + coins)
+                let answers = RequestsAtOnce.send(ports.map { notify($0, artefacts.renewals[round]) } + coins)
                 checkNotifications(Array(answers.prefix(2)), round: round, uuid: artefacts.renewals[round].record.notificationUUID)
                 checkPurchases(Array(answers.suffix(2)), round: round, order: "coin-order-\(round)", transaction: artefacts.coinIds[round])
+                // The REFUND again, now about a transaction the ledger holds, to both at once.
+                let refunds = RequestsAtOnce.send(ports.map { notify($0, artefacts.refunds[round]) })
+                checkNotifications(refunds, round: round, uuid: artefacts.refunds[round].record.notificationUUID)
             }
 
             for (index, (process, _)) in servers.enumerated() {
@@ -142,6 +144,19 @@ import Testing
             return LoopbackHTTP.Request(port: port, method: "POST", path: "/v1/purchases",
                                         headers: [("Authorization", "Bearer \(token)"), ("Content-Type", "application/json")],
                                         body: Array(body.utf8))
+        }
+
+        private func notify(_ port: Int, _ notification: MintedNotification) -> LoopbackHTTP.Request {
+            LoopbackHTTP.Request(port: port, method: "POST", path: "/v1/apple/notifications",
+                                 headers: [("Content-Type", "application/json")], body: Array(notification.body.utf8))
+        }
+
+        /// A notification about a transaction nobody owns yet: answered 200, kept unmatched.
+        private func checkUnmatched(_ outcome: RequestsAtOnce.Outcome, round: Int) {
+            let bodies = answered([outcome], "round \(round) early REFUND")
+            if let body = bodies.first, body["applied"] as? Bool != true || (body["outcome"] as? String)?.hasPrefix("unmatched") != true {
+                problem("round \(round) early REFUND: wanted it kept unmatched, got \(body)")
+            }
         }
 
         /// Each answered 200 in the end (a 503 only before a retry that got through).
@@ -203,11 +218,15 @@ import Testing
             func count(_ sql: String) throws -> Int64 { try database.queryFirst(sql, [])?.int("n") ?? -1 }
             let expected: [(String, Int64)] = [
                 ("SELECT count(*) AS n FROM transactions", Int64(3 * rounds)),
-                ("SELECT count(DISTINCT transaction_id) AS n FROM orders WHERE status = 'paid'", Int64(2 * rounds)),
-                ("SELECT count(*) AS n FROM orders WHERE status = 'paid'", Int64(2 * rounds)),
-                ("SELECT count(*) AS n FROM notifications WHERE outcome <> 'unmatched'", Int64(rounds)),
+                ("SELECT count(DISTINCT transaction_id) AS n FROM orders", Int64(2 * rounds)),
+                ("SELECT count(*) AS n FROM orders WHERE status = 'paid'", Int64(rounds)),  // the subscriptions'
+                ("SELECT count(*) AS n FROM orders WHERE status = 'refunded'", Int64(rounds)),  // the coins'
+                ("SELECT count(*) AS n FROM orders WHERE transaction_id IS NULL", 0),
+                ("SELECT count(*) AS n FROM notifications WHERE outcome <> 'unmatched'", Int64(2 * rounds)),
+                ("SELECT count(*) AS n FROM transactions WHERE revocation_date IS NOT NULL", Int64(rounds)),
                 ("SELECT count(*) AS n FROM audit_log WHERE action = 'import'", Int64(2 * rounds)),
-                ("SELECT count(*) AS n FROM audit_log WHERE action = 'notify'", Int64(rounds)),
+                // Each renewal once; each refund twice: kept unmatched, then applied.
+                ("SELECT count(*) AS n FROM audit_log WHERE action = 'notify'", Int64(3 * rounds)),
                 ("SELECT count(*) AS n FROM arrivals", Int64(2 * rounds)),
                 ("SELECT count(*) AS n FROM conflicts", 0),
             ]
@@ -219,11 +238,14 @@ import Testing
                 let details = try? JSONSerialization.jsonObject(with: Data((row.string("details") ?? "").utf8)) as? [String: Any]
                 return details?["notificationUUID"] as? String
             }
-            let minted = artefacts.renewals.map(\.record.notificationUUID)
+            let minted = (artefacts.renewals + artefacts.refunds + artefacts.refunds).map(\.record.notificationUUID)
             if notified.sorted() != minted.sorted() { problem("audited notificationUUIDs differ from those sent: \(Set(notified).symmetricDifference(minted).sorted())") }
             for round in 0..<rounds {
+                // The pack was credited once and refunded once.
                 let coins = try ledger.entitlements("cust-\(round)", now: Date()).first { $0.name == "coins" }
-                if coins?.balance != 100 { problem("cust-\(round) holds \(String(describing: coins?.balance)) coins, wanted 100") }
+                if coins?.balance != 0 || coins?.isActive != false {
+                    problem("cust-\(round) holds \(String(describing: coins)), wanted a refunded pack of coins")
+                }
             }
         }
 
@@ -245,19 +267,21 @@ import Testing
     }
 
     /// What the simulator minted for the race, as Apple and StoreKit would hand it out: per round
-    /// a subscription (signed transaction), its renewal's DID_RENEW, and a consumable purchase.
+    /// a subscription (signed transaction), its renewal's DID_RENEW, a consumable purchase and
+    /// its REFUND.
     struct Artefacts {
         let subscriptions: [String]
         let subscriptionIds: [String]
         let renewals: [MintedNotification]
         let coins: [String]
         let coinIds: [String]
+        let refunds: [MintedNotification]
 
         init(authority: TestCertificateAuthority, rounds: Int) throws {
             let state = SimulatorState(authority: authority, bundleId: "com.example.app")
             func day(_ n: Double) -> Date { (RFC3339.parse("2025-01-01T00:00:00Z") ?? Date()).addingTimeInterval(n * 86_400) }
             var subscriptions: [String] = [], subscriptionIds: [String] = [], renewals: [MintedNotification] = []
-            var coins: [String] = [], coinIds: [String] = []
+            var coins: [String] = [], coinIds: [String] = [], refunds: [MintedNotification] = []
             for round in 0..<rounds {
                 let bought = try state.mintSignedTransaction(environment: .production, purchase: SimulatedPurchase(
                     productId: "com.example.pro.monthly", type: .autoRenewable, purchaseDate: day(0), expiresDate: day(30)),
@@ -270,8 +294,10 @@ import Testing
                     productId: "com.example.coins.100", type: .consumable, purchaseDate: day(1)), account: "account-\(round)", signedDate: day(1))
                 coins.append(pack.jws)
                 coinIds.append(pack.transaction.transactionId)
+                refunds.append(try state.refundAndNotify(transactionId: pack.transaction.transactionId, date: day(2)))
             }
-            (self.subscriptions, self.subscriptionIds, self.renewals, self.coins, self.coinIds) = (subscriptions, subscriptionIds, renewals, coins, coinIds)
+            (self.subscriptions, self.subscriptionIds, self.renewals) = (subscriptions, subscriptionIds, renewals)
+            (self.coins, self.coinIds, self.refunds) = (coins, coinIds, refunds)
         }
     }
 }

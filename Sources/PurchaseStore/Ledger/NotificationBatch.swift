@@ -15,6 +15,16 @@ public struct PreparedNotification: Sendable {
     let digest: String
     let decodedJSON: String
     let summary: ArtefactSummary
+    /// The transactions it tells about.
+    let transactionIds: [String]
+
+    /// What applying it claims (see `WriteKey`): its notificationUUID, the receipt row of its
+    /// body and the transactions it tells about. Taken before the notificationUUID is looked up,
+    /// so a second writer applying the same notification at the same moment (another `serve`
+    /// process, `notify`, a history fetch) waits for the first to commit, then finds it applied.
+    var writeKeys: [WriteKey] {
+        [.notification(uuid), .receipt(digest: digest)] + transactionIds.map { .transaction($0) }
+    }
 }
 
 extension PurchaseLedger {
@@ -29,7 +39,10 @@ extension PurchaseLedger {
         let together: [Result<NotificationResult, Error>]
         do {
             together = try database.writeTransaction {
-                items.map { item in Result { try database.savepoint { try applyPrepared(item) } } }
+                // Every item's keys at once, in their one order, before the first savepoint (which
+                // takes the writer lock, last in the lock order).
+                try database.lockKeys(items.flatMap(\.writeKeys))
+                return items.map { item in Result { try database.savepoint { try applyPrepared(item) } } }
             }
         } catch {
             return items.map(alone)

@@ -43,7 +43,7 @@ extension PurchaseLedger {
         return PreparedNotification(bytes: bytes, artefact: artefact, notification: notification, verdict: verdict, uuid: uuid,
                                     operatorName: operatorName, digest: DigestAlgorithm.sha256.hash(bytes).hexString,
                                     decodedJSON: DecodeReport.json(artefact, verdict: verdict, now: clock(), includeTree: false).serialized(),
-                                    summary: artefact.summary)
+                                    summary: artefact.summary, transactionIds: IncomingTransaction.all(in: artefact).transactions.map(\.transactionId))
     }
 
     /// Applies a prepared notification inside the caller's write transaction.
@@ -59,6 +59,8 @@ extension PurchaseLedger {
             return revoked
         }
         do {  // the caller's write transaction
+            // Lock before reading what is decided on: whether this notificationUUID was applied.
+            try database.lockKeys(prepared.writeKeys)
             if let previous = try database.queryFirst("SELECT outcome, customer_id FROM notifications WHERE notification_uuid = ?",
                                                       [.text(uuid)]), previous.string("outcome") != "unmatched" {
                 return NotificationResult(notificationUUID: uuid, notificationType: type, subtype: notification.subtype, applied: false,

@@ -66,7 +66,7 @@ extension SQLDatabase {
 /// Something a write claims, as a lock key of the transaction that writes it (PostgreSQL:
 /// `pg_advisory_xact_lock` in the two-key form, namespaced by the database's location). The
 /// lock order of the whole ledger, in DESIGN.md's words:
-///   1. write keys (customers, transaction ids, receipt digests), all a change needs, taken at
+///   1. write keys (customers, transaction ids, receipt digests, notificationUUIDs), all a change needs, taken at
 ///      once in ascending order of their 64-bit value;
 ///   2. rows (`FOR UPDATE`: customers, then the row a decision is taken on);
 ///   3. the audit chain's writer lock, just before COMMIT.
@@ -76,12 +76,15 @@ public enum WriteKey: Hashable, Sendable {
     case customer(String)
     case transaction(String)
     case receipt(digest: String)
+    /// An App Store Server Notification, applied once by its notificationUUID.
+    case notification(String)
 
     var text: String {
         switch self {
         case .customer(let id): return "customer\u{1}" + id
         case .transaction(let id): return "transaction\u{1}" + id
         case .receipt(let digest): return "receipt\u{1}" + digest
+        case .notification(let uuid): return "notification\u{1}" + uuid
         }
     }
 
