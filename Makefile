@@ -4,8 +4,10 @@ SWIFT ?= swift
 # Build: OpenSSL, SQLite, ncurses, libcurl (Foundation's networking), libpq, libmicrohttpd (the
 # service's HTTP server). Tests: the PostgreSQL server, tmux (the console end to end), the sqlite3
 # shell (CLI tests look inside the database as an operator would), util-linux and bsdutils (runuser
-# for the test server, script for a pseudo-terminal).
-APT_PACKAGES := libssl-dev libsqlite3-dev libncurses-dev libcurl4-openssl-dev libpq-dev libmicrohttpd-dev postgresql tmux sqlite3 util-linux bsdutils curl
+# for the test server, script for a pseudo-terminal), nginx (the README's reverse-proxy snippet runs
+# in front of serve in a test; Debian's `nginx` is the smallest package with the proxy module:
+# bookworm's nginx-light is only nginx plus an echo module).
+APT_PACKAGES := libssl-dev libsqlite3-dev libncurses-dev libcurl4-openssl-dev libpq-dev libmicrohttpd-dev postgresql tmux sqlite3 util-linux bsdutils curl nginx
 BIN_DEBUG := .build/debug/receiptdesk
 BIN_RELEASE := .build/release/receiptdesk
 DEMO_DB := .build/demo/purchases.sqlite

@@ -18,7 +18,9 @@ extension ServeService {
         let artefacts: [[UInt8]]
     }
 
-    func purchase(_ request: ServeRequest, client: String) -> ServeResponse {
+    /// `client` is the token's name; `peer` who sent it ("203.0.113.9 via 127.0.0.1:40112" behind
+    /// a trusted proxy), named in the audit entry's source beside the client.
+    func purchase(_ request: ServeRequest, client: String, peer: String?) -> ServeResponse {
         let parsed: PurchaseRequest
         do {
             parsed = try Self.parsePurchase(request.body)
@@ -31,7 +33,8 @@ extension ServeService {
         }
         let items = parsed.artefacts.map {
             PurchaseLedger.ImportItem(bytes: $0, customer: parsed.customer, orderId: parsed.orderId,
-                                      applicationUsername: parsed.applicationUsername, source: "serve \(client)")
+                                      applicationUsername: parsed.applicationUsername,
+                                      source: peer.map { "serve \(client) from \($0)" } ?? "serve \(client)")
         }
         let outcomes = queue.importArtefacts(items, operatorName: "serve-\(client)")
         var results: [JSONValue] = []

@@ -57,7 +57,7 @@ public final class ServeService: @unchecked Sendable {
                           body: Array(metrics.exposition().utf8))
         }
         case ["v1", "purchases"]:
-            return only("POST", "/v1/purchases") { authorized(request, route: "/v1/purchases", peer: peer) { purchase(request, client: $0) } }
+            return only("POST", "/v1/purchases") { authorized(request, route: "/v1/purchases", peer: peer) { purchase(request, client: $0, peer: peer) } }
         case ["v1", "apple", "notifications"]:
             return only("POST", "/v1/apple/notifications") { notification(request, peer: peer) }
         case let path where path.count == 4 && path[0] == "v1" && path[1] == "customers" && path[3] == "entitlements":

@@ -167,6 +167,19 @@ import Testing
         #expect(behindProxy?.hasPrefix("203.0.113.9 via 127.0.0.1:") == true, "\(String(describing: behindProxy))")
         let direct = try refusedPeer(try LiveWorld())
         #expect(direct?.hasPrefix("127.0.0.1:") == true, "a client's own X-Forwarded-For is not believed: \(String(describing: direct))")
+        // A purchase's import entry names the token's client and who sent it, the same way.
+        func purchaseSource(_ world: LiveWorld) throws -> String? {
+            let body = Array(try JSONSerialization.data(withJSONObject: ["customer": "ada", "signedTransactions": [try world.jws("2000000000000790")]]))
+            let answer = try world.send("POST", "/v1/purchases", body: body,
+                                        headers: ["Authorization": "Bearer \(world.token)", "X-Forwarded-For": "198.51.100.4, 203.0.113.9"])
+            #expect(answer?.status == 200)
+            let details = try world.inspector.database.queryFirst("SELECT details FROM audit_log WHERE action = 'import'", [])?.string("details")
+            return (try JSONSerialization.jsonObject(with: Data((details ?? "{}").utf8)) as? [String: Any])?["source"] as? String
+        }
+        let proxied = try purchaseSource(try LiveWorld(trustedProxies: ["127.0.0.1"]))
+        #expect(proxied?.hasPrefix("serve app from 203.0.113.9 via 127.0.0.1:") == true, "\(String(describing: proxied))")
+        let unproxied = try purchaseSource(try LiveWorld())
+        #expect(unproxied?.hasPrefix("serve app from 127.0.0.1:") == true, "\(String(describing: unproxied))")
     }
 
     final class Answers: @unchecked Sendable {

@@ -17,18 +17,19 @@ import Testing
         var process: CLIRunner.Running
         var port: Int
 
-        init(config: String = LedgerWorkspace.configJSON) throws {
+        /// `more`: serve's further options (`--trust-proxy 127.0.0.1`).
+        init(config: String = LedgerWorkspace.configJSON, more: [String] = []) throws {
             workspace = try LedgerWorkspace(config: config)
             try workspace.createDatabase()
             tokens = workspace.directory.appendingPathComponent("tokens").path
             let added = try CLIRunner.run(["serve", "token", "add", "app", "--tokens", tokens])
             try #require(added.status == 0, "\(added.stderr)")
             token = added.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-            (process, port) = try Self.start(workspace, tokens)
+            (process, port) = try Self.start(workspace, tokens, more)
         }
 
-        static func start(_ workspace: LedgerWorkspace, _ tokens: String) throws -> (CLIRunner.Running, Int) {
-            let process = try workspace.start(["serve", "--listen", "127.0.0.1:0", "--tokens", tokens])
+        static func start(_ workspace: LedgerWorkspace, _ tokens: String, _ more: [String] = []) throws -> (CLIRunner.Running, Int) {
+            let process = try workspace.start(["serve", "--listen", "127.0.0.1:0", "--tokens", tokens] + more)
             // Waits for the line naming the port (bounded: a server that never starts fails the test).
             let deadline = Date().addingTimeInterval(60)
             while Date() < deadline {
