@@ -30,15 +30,23 @@ public enum BenchSuite {
         public var receipts: Int
         /// Progress lines on standard error.
         public var progress: Bool
+        /// With `--only serve`: instead of the throughput cases, the memory run under steady load
+        /// for this many seconds (`ServeMemoryRun`).
+        public var duration: Double?
 
-        public init(samples: String, only: String?, seconds: Double, postgres: String?, receipts: Int, progress: Bool) {
+        public init(samples: String, only: String?, seconds: Double, postgres: String?, receipts: Int, progress: Bool,
+                    duration: Double? = nil) {
             self.samples = samples
             self.only = only
             self.seconds = seconds
             self.postgres = postgres
             self.receipts = receipts
             self.progress = progress
+            self.duration = duration
         }
+
+        /// Whether `only` picks the serve cases (`--only serve`).
+        public var servesOnly: Bool { only.map { "serve".hasPrefix($0) || $0.hasPrefix("serve") } == true }
     }
 
     /// Runs the cases `options` select: the rate cases (compared pairs interleaved with their
@@ -52,9 +60,13 @@ public enum BenchSuite {
             let (selected, floors) = try BenchCases.all(samples: options.samples, only: only)
             results = try RateRun.measure(selected, floors: floors, seconds: options.seconds, progress: options.progress)
         }
-        let serveOnly = only.map { "serve".hasPrefix($0) || $0.hasPrefix("serve") } == true
+        let serveOnly = options.servesOnly
         var ledger = postgresOnly ? LedgerBenchReport() : serveOnly ? LedgerBenchReport() : try LedgerBenchCases.run(only: only, progress: options.progress)
-        if serveOnly { try ServeBench.run(into: &ledger, progress: options.progress, postgres: options.postgres) }
+        if serveOnly, let duration = options.duration {
+            try ServeMemoryRun.run(seconds: duration, into: &ledger, progress: options.progress)
+        } else if serveOnly {
+            try ServeBench.run(into: &ledger, progress: options.progress, postgres: options.postgres)
+        }
         if let postgres = options.postgres, !serveOnly {
             let searchOnly = only.map { "search".contains($0) || $0.hasPrefix("search") } == true
             if !searchOnly {

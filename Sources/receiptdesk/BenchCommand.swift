@@ -2,7 +2,8 @@ import Benchmarks
 import Foundation
 import PurchaseStore
 
-/// `receiptdesk bench [--json] [--seconds S] [--samples DIR] [--only SUBSTRING] [--postgres URL [--receipts N]]`:
+/// `receiptdesk bench [--json] [--seconds S] [--samples DIR] [--only SUBSTRING] [--postgres URL [--receipts N]]`
+/// `receiptdesk bench --only serve --duration SECONDS`:
 /// ops/s of decoding and verifying each format, beside OpenSSL's bare RSA-2048 and P-256 verify
 /// through the same library as the floor; then the ledger's fixed-size figures
 /// (`LedgerBenchCases`: import transactions/s, peak memory, lookup ms on 1,000,000
@@ -11,6 +12,8 @@ import PurchaseStore
 /// the lookups on PostgreSQL beside SQLite (`PostgresBench`, N receipts, default 2,000); with
 /// `--only postgres` nothing else. The two verify rates are measured interleaved with their
 /// floors (20 alternating rounds) and carry the median per-round ratio and its spread.
+/// `--only serve --duration SECONDS` runs serve under steady load from 64 clients for that long
+/// instead of its throughput cases, printing resident memory every 30 s against the aim (< 150 MB, flat).
 /// Parsing only: the cases are `Benchmarks.BenchSuite`'s.
 enum BenchCommand {
     static func run(_ arguments: [String]) throws -> ExitStatus {
@@ -20,6 +23,7 @@ enum BenchCommand {
         let samples = try args.value("--samples") ?? "Assets/Samples"
         let only = try args.value("--only")
         let postgres = try args.value("--postgres")
+        let durationText = try args.value("--duration")
         let receiptCount = try args.value("--receipts").map { text -> Int in
             guard let value = Int(text), value >= 10, value <= BenchSuite.maxReceipts else {
                 throw CommandFailure.usage("--receipts \(text) is not between 10 and \(BenchSuite.maxReceipts)")
@@ -34,11 +38,21 @@ enum BenchCommand {
             guard let value = Double(text), value > 0, value <= 60 else { throw CommandFailure.usage("--seconds \(text) is not between 0 and 60") }
             return value
         } ?? 1.0
+        let duration = try durationText.map { text -> Double in
+            guard let value = Double(text), value >= 30, value <= 86_400 else {
+                throw CommandFailure.usage("--duration \(text) is not a number of seconds between 30 and 86400")
+            }
+            return value
+        }
+        let options = BenchSuite.Options(samples: samples, only: only, seconds: seconds, postgres: postgres, receipts: receiptCount,
+                                         progress: !json, duration: duration)
+        if duration != nil, !options.servesOnly || postgres != nil {
+            throw CommandFailure.usage("--duration is for the serve memory run on SQLite: `receiptdesk bench --only serve --duration SECONDS` (no --postgres)")
+        }
         #if DEBUG
         if !json { printError("note: this is a debug build; `make bench` measures the release build") }
         #endif
-        let output = try BenchSuite.run(BenchSuite.Options(samples: samples, only: only, seconds: seconds, postgres: postgres,
-                                                           receipts: receiptCount, progress: !json))
+        let output = try BenchSuite.run(options)
         if json {
             print(output.json.serialized())
         } else if !output.lines.isEmpty {

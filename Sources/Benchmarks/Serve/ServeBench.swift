@@ -78,7 +78,7 @@ enum ServeBench {
             report.figures.append(LedgerFigure(name: "serve purchase p99 ms, \(clients) clients", value: bought.p99, aim: .none))
         }
         report.figures.append(LedgerFigure(name: "import of the same purchases, one process, batches of 100, transactions/s", value: importRate, aim: .none))
-        report.notes.append("serve: \(postgres == nil ? "SQLite only (--postgres URL adds PostgreSQL)" : "SQLite and PostgreSQL"); the 10-minute memory run is not measured yet; \(notificationCount) renewals of \(notificationCount / 30) subscriptions (sent renewal day by renewal day) and \(purchaseCount) consumable purchases per client count, each client a kept-alive connection; peak memory \(String(format: "%.0f", ProcessStats.peakMegabytes() ?? 0)) MB")
+        report.notes.append("serve: \(postgres == nil ? "SQLite only (--postgres URL adds PostgreSQL)" : "SQLite and PostgreSQL"); the 10-minute memory run: --duration 600; \(notificationCount) renewals of \(notificationCount / 30) subscriptions (sent renewal day by renewal day) and \(purchaseCount) consumable purchases per client count, each client a kept-alive connection; peak memory \(String(format: "%.0f", ProcessStats.peakMegabytes() ?? 0)) MB")
     }
 
     /// Where a run's time went, at 64 clients: the writer's share of the wall time and the CPU

@@ -74,7 +74,9 @@ extension CommandTable {
             .value("--only", "NAME", "only the cases whose name contains NAME", example: "--only serve"),
             .value("--postgres", "URL", "also PostgreSQL: a database the benchmark may fill"),
             .value("--receipts", "N", "receipts for the PostgreSQL import", default: "2000"),
-        ], examples: ["receiptdesk bench --only verify"]),
+            .value("--duration", "SECONDS", "with --only serve: the memory run, serve under steady load from 64 clients for that long (30–86400), resident memory every 30 s against the aim (< 150 MB, flat)",
+                   example: "--only serve --duration 600"),
+        ], examples: ["receiptdesk bench --only verify", "receiptdesk bench --only serve --duration 600"]),
         CommandSpec(path: "soak", arguments: "", summary: "everything at once under random faults, then the invariants checked (make soak)", options: [
             .value("--seconds", "N", "how long (5–86400)", default: "60", example: "--seconds 120"),
             .value("--db", "PATH|URL", "the database", default: "a temporary SQLite file"),
