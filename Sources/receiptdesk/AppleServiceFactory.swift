@@ -22,8 +22,11 @@ final class AppleConnection {
     func close() { simulator?.stop() }
 
     /// `baseTrust` must already trust what the config names (see `StoreOptions.trust`).
+    /// With `simulatorLoadsInBackground` the built-in simulator answers once its saved records
+    /// are read, and this returns before (the console's first screen does not wait for them).
     static func open(_ configuration: StoreConfiguration, baseTrust: TrustStore,
-                     environment: [String: String] = ProcessInfo.processInfo.environment) throws -> AppleConnection {
+                     environment: [String: String] = ProcessInfo.processInfo.environment,
+                     simulatorLoadsInBackground: Bool = false) throws -> AppleConnection {
         let settings = configuration.appStore
         let secret = try readSecret(file: settings.sharedSecretFile, variable: settings.sharedSecretEnv, what: "shared secret")
         let keyPEM = try readSecret(file: settings.privateKeyFile, variable: settings.privateKeyEnv, what: "App Store Server API key")
@@ -42,7 +45,8 @@ final class AppleConnection {
         if let directory = settings.simulatorStateDirectory {
             let state = try SimulatorStateDirectory.open(URL(fileURLWithPath: directory),
                                                          bundleId: configuration.bundleIds.first ?? "com.example.receiptdesk",
-                                                         appAppleId: configuration.appAppleId ?? 1_234_567_890)
+                                                         appAppleId: configuration.appAppleId ?? 1_234_567_890,
+                                                         loadingInBackground: simulatorLoadsInBackground)
             state.sharedSecret = secret
             if let privateKey, let keyId = settings.keyId, let issuerId = settings.issuerId {
                 state.serverAPIKey = ServerAPIKey(publicKey: try privateKey.publicKey(), keyId: keyId, issuerId: issuerId)

@@ -24,7 +24,7 @@ enum ConsoleCommand {
         var appleNote: String?
         var connection: AppleConnection?
         do {
-            connection = try AppleConnection.open(options.configuration, baseTrust: options.trust)
+            connection = try AppleConnection.open(options.configuration, baseTrust: options.trust, simulatorLoadsInBackground: true)
             apple = connection?.service
         } catch {
             appleNote = "Apple unavailable: \(CommandFailure.from(error).message)"

@@ -45,7 +45,7 @@ extension SimulatorState {
             record.sendAttempts = [NotificationSendAttempt(attemptDate: record.signedDate, result: result)]
         }
         let recorded = record
-        withRecords { $0.notifications.append(recorded) }
+        withRecords { $0.record(recorded) }
         return MintedNotification(body: body, signedPayload: signed, record: recorded)
     }
 

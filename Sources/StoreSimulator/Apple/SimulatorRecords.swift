@@ -31,8 +31,15 @@ public struct SimulatorRecords: Codable, Sendable {
     public var orders: [String: [String]] = [:]
     /// Original transaction id → what happens at the next renewal.
     public var subscriptions: [String: SubscriptionRenewal] = [:]
-    /// Notifications sent, oldest first.
+    /// Notifications sent, oldest first; only the latest `keptNotificationBodies` keep their
+    /// signed body (`record(_:)`).
     public var notifications: [NotificationRecord] = []
+    /// How many of the latest notifications keep their signed body (what Get Notification
+    /// History and the test notification's status answer with). Each body is about 13 kB (three
+    /// signatures, each with its certificate chain): kept for every notification ever sent, they
+    /// were most of a large demo's state file and memory. Apple's own history reaches back a
+    /// bounded time (180 days) too. Older notifications keep everything else.
+    public static let keptNotificationBodies = 2_000
     /// The next generated transaction id.
     public var nextTransactionNumber: Int64 = 2_000_000_100_000_001
     /// The next generated order number (written as a 10-character order id).
@@ -82,6 +89,18 @@ public struct SimulatorRecords: Codable, Sendable {
         pendingConsumptionRequests = try c.decodeIfPresent([String: Date].self, forKey: .pendingConsumptionRequests) ?? [:]
         testNotifications = try c.decodeIfPresent([String: String].self, forKey: .testNotifications) ?? [:]
         finishedTransactions = try c.decodeIfPresent([String: TransactionFinish].self, forKey: .finishedTransactions) ?? [:]
+        // A file written before bodies were bounded: only the latest keep theirs from now on.
+        for index in notifications.indices.dropLast(Self.keptNotificationBodies) where notifications[index].signedPayload != nil {
+            notifications[index].signedPayload = nil
+        }
+    }
+
+    /// Records a sent notification; the one that falls out of the latest
+    /// `keptNotificationBodies` drops its signed body.
+    public mutating func record(_ notification: NotificationRecord) {
+        notifications.append(notification)
+        let fallen = notifications.count - 1 - Self.keptNotificationBodies
+        if fallen >= 0 { notifications[fallen].signedPayload = nil }
     }
 
     /// Empty records for an app.

@@ -63,6 +63,10 @@ struct SimulatorRouter: Sendable {
         // now, the records stay as they were: answering from them beats failing, and the next
         // change reports the problem.
         if !ServerAPIEndpoints.changes(request, components: components.dropFirst()) { try? state.catchUp() }
+        state.waitUntilLoaded()
+        if let failure = state.backgroundLoadFailure, (try? state.catchUpAfterFailedLoad()) == nil {
+            return .error(500, "the simulator's saved state could not be read: \(failure)")
+        }
         let rest = Array(components.dropFirst())
         if rest == ["verifyReceipt"] {
             guard request.method == "POST" || request.method == "GET" else {

@@ -38,6 +38,14 @@ public final class SimulatorState: @unchecked Sendable {
     /// The version of `autosaveFile` the records were last read from or saved as (guarded by
     /// `changeLock`); nil: not known, so the next change reads the file first.
     var seenVersion: SimulatorStateVersion?
+    /// Closed while the records load in the background (`loadInBackground`).
+    let recordsGate = RecordsGate()
+    /// Why the background load failed, if it did (the next read or change reads the file again).
+    private var loadFailure: Error?
+    var backgroundLoadFailure: Error? {
+        get { lock.lock(); defer { lock.unlock() }; return loadFailure }
+        set { lock.lock(); defer { lock.unlock() }; loadFailure = newValue }
+    }
 
     /// An empty store for an app.
     public init(authority: TestCertificateAuthority, bundleId: String = "com.example.receiptdesk",
@@ -48,6 +56,7 @@ public final class SimulatorState: @unchecked Sendable {
 
     /// Runs `body` on the records under the lock.
     func withRecords<T>(_ body: (inout SimulatorRecords) throws -> T) rethrows -> T {
+        recordsGate.wait()
         lock.lock()
         defer { lock.unlock() }
         return try body(&records)
@@ -247,6 +256,9 @@ public final class SimulatorState: @unchecked Sendable {
         guard loaded.version == SimulatorRecords.formatVersion else {
             throw SimulatorError(.persistence, "simulator state \(file.path) has format version \(loaded.version); this build reads version \(SimulatorRecords.formatVersion)")
         }
-        withRecords { $0 = loaded }
+        // Not through `withRecords`: this may be the background load the gate waits for.
+        lock.lock()
+        records = loaded
+        lock.unlock()
     }
 }

@@ -26,8 +26,10 @@ public enum SimulatorStateDirectory {
     /// 2008–2045, about a second of key generation) and empty records for `bundleId`, saved at once.
     /// Reads (or makes) it under the directory's lock, so processes opening a new directory at
     /// the same moment end up with one authority.
+    /// With `loadingInBackground`, saved records load on a thread of their own and whatever uses
+    /// them waits for that (`SimulatorState.loadInBackground`): a console starts at once.
     public static func open(_ directory: URL, bundleId: String = "com.example.receiptdesk",
-                            appAppleId: Int64 = 1_234_567_890) throws -> SimulatorState {
+                            appAppleId: Int64 = 1_234_567_890, loadingInBackground: Bool = false) throws -> SimulatorState {
         let authorityDirectory = directory.appendingPathComponent(authorityFolder)
         let stateURL = directory.appendingPathComponent(stateFile)
         let fileLock = try SimulatorStateFileLock.acquire(directory: directory)
@@ -37,7 +39,11 @@ public enum SimulatorStateDirectory {
             state = SimulatorState(authority: try TestCertificateAuthority.load(from: authorityDirectory),
                                    bundleId: bundleId, appAppleId: appAppleId)
             state.autosaveFile = stateURL
-            try state.changeLock.withLock { try state.catchUp(with: stateURL, holding: fileLock) }
+            if loadingInBackground {
+                state.loadInBackground(stateURL)
+            } else {
+                try state.changeLock.withLock { try state.catchUp(with: stateURL, holding: fileLock) }
+            }
         } else {
             let authority = try TestCertificateAuthority.make(validFrom: validFrom, validUntil: validUntil)
             state = SimulatorState(authority: authority, bundleId: bundleId, appAppleId: appAppleId)
