@@ -3,10 +3,12 @@ import PurchaseStore
 import ReceiptCore
 
 /// `receiptdesk customer show ID`, `receiptdesk customer add ID [--tester] [--name NAME] [--email EMAIL]` and
-/// `receiptdesk customer export ID [--json]` (a case file for a ticket).
+/// `receiptdesk customer export ID [--json]` (a case file for a ticket); `customer note …` is
+/// `CustomerNoteCommand`'s.
 enum CustomerCommand {
     static func run(_ arguments: [String]) throws -> ExitStatus {
-        guard let sub = arguments.first else { throw CommandFailure.usage("customer needs a subcommand: show, add or export") }
+        guard let sub = arguments.first else { throw CommandFailure.usage("customer needs a subcommand: show, add, export or note") }
+        if sub == "note" { return try CustomerNoteCommand.run(Array(arguments.dropFirst())) }
         var args = Arguments(Array(arguments.dropFirst()))
         let options = try StoreOptions.take(&args)
         switch sub {
@@ -47,7 +49,7 @@ enum CustomerCommand {
             }
             return .ok
         default:
-            throw CommandFailure.usage("unknown customer subcommand '\(sub)': use show, add or export")
+            throw CommandFailure.usage("unknown customer subcommand '\(sub)': use show, add, export or note")
         }
     }
 
@@ -60,7 +62,8 @@ enum CustomerCommand {
                  ("grants", .array(s.grants.map(LedgerJSON.grant))),
                  ("entitlements", .array(s.entitlements.map(LedgerJSON.entitlement))),
                  ("conflicts", .array(s.conflicts.map(LedgerJSON.conflict))),
-                 ("lifetime", s.lifetimeSpend.map(LedgerJSON.lifetime) ?? .null)])
+                 ("lifetime", s.lifetimeSpend.map(LedgerJSON.lifetime) ?? .null),
+                 ("notes", .array(s.notes.map(LedgerJSON.note)))])
     }
 
     /// The customer as text; `apple` (Apple's side) follows the entitlements.
@@ -70,6 +73,10 @@ enum CustomerCommand {
         let contact = [s.displayName, s.email.map { "<\($0)>" }].compactMap { $0 }
         if !contact.isEmpty { lines.append("  " + contact.joined(separator: " ")) }
         if let money = s.lifetimeSpend?.line { lines.append("  money: " + money) }
+        if !s.notes.isEmpty {
+            lines += ["", "notes:"]
+            for n in s.notes { lines.append("  #\(n.noteId)  \(RFC3339.format(n.writtenAt))  \(n.writtenBy): \(n.text ?? "(erased)")") }
+        }
         lines += ["", "entitlements:"]
         if s.entitlements.isEmpty { lines.append("  none") }
         for e in s.entitlements {

@@ -38,7 +38,7 @@ struct ChangeGuard {
                     rows.append(row)
                 }
             }
-        case .importArtefact, .apple:
+        case .importArtefact, .apple, .note:  // a note decides on nothing: two at once are two notes
             return .none
         }
         return ChangeGuard(rows: rows, sets: sets)

@@ -104,6 +104,16 @@ enum ChangePreview {
                 [Span("Writes: ", .muted), Span("the conflict resolved by \(operatorName); both customers' entitlements recomputed; one audit entry \"conflict-resolve\"")],
             ]
             return Confirmation(change: change, title: "Resolve: confirm", lines: lines)
+        case .note(let customer, let text):
+            guard try ledger.customerExists(customer) else { throw ConsoleFailure("no customer \(customer)") }
+            let lines: [StyledLine] = [
+                [Span("Add a note on customer ", .bold), Span(customer, CellStyle(.accent, bold: true))],
+                [Span("  \"\(text)\"")],
+                [Span("  shown to the whole team, in the customer view and the case file", .muted)],
+                [],
+                [Span("Writes: ", .muted), Span("one note by \(operatorName); one audit entry \"customer-note\" (its length and a keyed digest, not the text)")],
+            ]
+            return Confirmation(change: change, title: "Note: confirm", lines: lines)
         case .importArtefact(let customer, let input, let orderId, let create):
             // A typo must not make a new customer: an unknown id is refused with the closest
             // existing ones, unless the form says to create it.

@@ -42,6 +42,9 @@ enum ChangeRunner {
             let conflicts = result.transactions.filter { if case .conflict = $0.outcome { return true } else { return false } }.count
             guard result.changedDatabase else { return "imported " + (result.notes.last { $0.hasPrefix("nothing new") } ?? "nothing new") }
             return "imported receipt #\(result.receiptId ?? 0) for \(customer): \(recorded) recorded, \(conflicts) conflict(s), verdict \(result.verdict.status.rawValue)"
+        case .note(let customer, let text):
+            let note = try ledger.addNote(customer: customer, text: text, operatorName: operatorName)
+            return "note #\(note.noteId) added to \(customer)"
         case .apple(let request):
             throw ConsoleFailure("\(request.name) is asked of Apple, not written here; nothing changed")
         }

@@ -90,7 +90,7 @@ extension ConsoleReducer {
             }
             return []
         case .reverify: return startReverify(&state)
-        case .grant, .revoke, .restore, .resolve, .importArtefact: return FormLogic.open(&state, command)
+        case .grant, .revoke, .restore, .resolve, .importArtefact, .note: return FormLogic.open(&state, command)
         case .appleStatus, .extend, .setToken, .history, .lookupOrder, .massExtend, .notifications, .refunds, .offer:
             return runApple(&state, command)
         }

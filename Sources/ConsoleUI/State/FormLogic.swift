@@ -63,6 +63,12 @@ enum FormLogic {
                 FormField(label: "New customer", kind: .choice(["no: an existing customer", "yes: create them"], 0),
                           hint: "← → an unknown customer id is refused unless this says create"),
             ]))
+        case .note:
+            guard needCustomer(), let customer else { return [] }
+            state.mode = .form(FormState(kind: .note(customer: customer), fields: [
+                FormField(label: "Note", kind: .text(TextField()),
+                          hint: "one line for the whole team (\"called 12 May, promised a refund if Apple declines\"), at most 2000 bytes"),
+            ]))
         default: break
         }
         return []
@@ -160,7 +166,7 @@ enum FormLogic {
         let reason = form.value("Reason")
         let needsReason: Bool
         switch form.kind {
-        case .importArtefact: needsReason = false
+        case .importArtefact, .note: needsReason = false
         default: needsReason = true
         }
         if needsReason && reason.isEmpty {
@@ -198,6 +204,13 @@ enum FormLogic {
             let order = form.value("Order")
             return .success(.importArtefact(customer: customer, input: .text(artefact), orderId: order.isEmpty ? nil : order,
                                             createCustomer: form.choiceIndex("New customer") == 1))
+        case .note(let customer):
+            let text = form.value("Note")
+            guard !text.isEmpty else { return .failure(ConsoleFailure("the note is empty: say what happened; nothing changed")) }
+            guard text.utf8.count <= PurchaseLedger.noteMaxBytes else {
+                return .failure(ConsoleFailure("the note is \(text.utf8.count) bytes, over the \(PurchaseLedger.noteMaxBytes) a note may hold"))
+            }
+            return .success(.note(customer: customer, text: text))
         case .extend, .setToken, .lookUpOrder, .consumption, .massExtend, .notifications, .offer:
             return .failure(ConsoleFailure("\(form.kind.title): not a form of this console"))  // AppleForms answered above
         }

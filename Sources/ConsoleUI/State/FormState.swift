@@ -82,6 +82,7 @@ enum FormKind: Equatable, Sendable {
     case notifications
     /// Sign an offer for one of `choices` (the customer's subscriptions, in the choice's order).
     case offer(customer: String, choices: [OfferChoice])
+    case note(customer: String)
 
     var title: String {
         switch self {
@@ -97,6 +98,7 @@ enum FormKind: Equatable, Sendable {
         case .massExtend: return "Extend every subscriber of a product at Apple"
         case .notifications: return "Apple's notifications"
         case .offer(let c, _): return "Sign a promotional or win-back offer for \(c)"
+        case .note(let c): return "Add a note on \(c) for the team"
         }
     }
 }
@@ -153,6 +155,7 @@ enum PendingChange: Equatable, Sendable {
                  includeConsumables: Bool = false)
     case resolve(conflictId: Int64, owner: String, reason: String)
     case importArtefact(customer: String, input: ArtefactInput, orderId: String?, createCustomer: Bool = false)
+    case note(customer: String, text: String)
     /// Asked of Apple (through PurchaseStore's `AppleActions`), off the screen's thread.
     case apple(AppleRequest)
 
@@ -164,6 +167,7 @@ enum PendingChange: Equatable, Sendable {
         case .restore: return "restore"
         case .resolve: return "resolve"
         case .importArtefact: return "import"
+        case .note: return "note"
         case .apple(let request): return request.name
         }
     }

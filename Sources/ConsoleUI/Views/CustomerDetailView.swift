@@ -20,6 +20,8 @@ enum CustomerDetailView {
             lines += DetailLines.paragraph("money: " + money, width: width, indent: 1, style: .muted)
         }
 
+        lines += notes(s.notes, width: width)
+
         if !reports.isEmpty {
             lines.append(DetailLine([Span("Apple's answers", .heading)]))
             for report in reports.sorted(by: { $0.receiptId < $1.receiptId }) {
@@ -100,6 +102,19 @@ enum CustomerDetailView {
         lines.append(DetailLines.heading("Timeline"))
         lines += TimelineView.lines(TimelineModel(detail, now: now), width: width).map { DetailLine($0) }
         if let apple = detail.apple { lines += AppleSideView.events(apple, width: width) }
+        return lines
+    }
+
+    /// The team's notes on the customer, newest first (none: no section).
+    static func notes(_ notes: [NoteRecord], width: Int) -> [DetailLine] {
+        guard !notes.isEmpty else { return [] }
+        var lines = [DetailLines.heading("Notes", "\(notes.count)")]
+        for note in notes.reversed().prefix(20) {
+            lines.append(DetailLine([Span(" " + ConsoleFormat.dateTime(note.writtenAt), .muted), Span("  " + note.writtenBy, .bold)]))
+            lines += DetailLines.paragraph(note.text ?? "(erased with the customer's personal data)", width: width, indent: 3,
+                                           style: note.text == nil ? .muted : .plain)
+        }
+        if notes.count > 20 { lines.append(DetailLine([Span("   … \(notes.count - 20) older: see the case file (e)", .muted)])) }
         return lines
     }
 

@@ -56,6 +56,10 @@ public struct CaseFile: Sendable {
         if !contact.isEmpty { out.append(contact.joined(separator: " · ")) }
         if let money = s.lifetimeSpend?.line { out.append("Money: \(cell(money)).") }
         out.append("Case file written \(d(generatedAt)) by \(cell(generatedBy)) with receiptdesk\(s.isTester ? "; the customer is a sandbox tester" : "").")
+        if !s.notes.isEmpty {
+            out += ["", "## Notes", ""]
+            for n in s.notes { out.append("- \(d(n.writtenAt)) by \(cell(n.writtenBy)): \(n.text.map(cell) ?? "(erased with the customer's personal data)")") }
+        }
         out += ["", "## Entitlements", ""]
         if s.entitlements.isEmpty { out.append("None.") }
         for e in s.entitlements {
@@ -137,6 +141,7 @@ public struct CaseFile: Sendable {
         return .object([
             ("customerId", .string(s.customerId)), ("displayName", .string(s.displayName)), ("email", .string(s.email)),
             ("tester", .bool(s.isTester)), ("generatedAt", .date(generatedAt)), ("generatedBy", .string(generatedBy)),
+            ("notes", .array(s.notes.map(LedgerJSON.note))),
             ("appleSubscriptions", .array(apple.states.map { state in
                 .object([("originalTransactionId", .string(state.originalTransactionId)), ("productId", .string(state.productId)),
                          ("environment", .string(state.environment)), ("status", .string(state.statusName)),

@@ -32,6 +32,11 @@ public enum LedgerJSON {
                  ("grantedBy", .string(g.grantedBy)), ("revokedAt", .date(g.revokedAt))])
     }
 
+    /// A note on a customer; `text` is null once the customer's personal data was erased.
+    public static func note(_ n: NoteRecord) -> JSONValue {
+        .object([("noteId", .int(n.noteId)), ("text", .string(n.text)), ("writtenAt", .date(n.writtenAt)), ("writtenBy", .string(n.writtenBy))])
+    }
+
     public static func conflict(_ c: ConflictRecord) -> JSONValue {
         .object([("conflictId", .int(c.conflictId)), ("transactionId", .string(c.transactionId)),
                  ("owner", .string(c.ownerCustomerId)), ("claimant", .string(c.claimantCustomerId)), ("receiptId", .int(c.receiptId)),

@@ -26,6 +26,7 @@ extension PurchaseLedger {
         summary.displayName = customer.string("display_name")
         summary.email = customer.string("email")
         summary.lifetimeSpend = try lifetimeSpend(of: customerId)
+        summary.notes = try notes(of: customerId)
         return summary
     }
 

@@ -158,6 +158,8 @@ public struct CustomerSummary: Sendable {
     public var email: String? = nil
     /// What they paid and got back, from the prices Apple signed.
     public var lifetimeSpend: LifetimeSpend? = nil
+    /// Operators' notes on the customer, oldest first.
+    public var notes: [NoteRecord] = []
 }
 
 /// What a restore moved (or, on a dry run, would move).

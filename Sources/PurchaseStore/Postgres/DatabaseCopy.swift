@@ -49,7 +49,7 @@ public enum DatabaseCopy {
         ("revocations", ["revocation_id"]), ("entitlements", []), ("verification_attempts", ["attempt_id"]),
         ("notifications", ["notification_uuid"]), ("apple_orders", ["transaction_id"]),
         ("reverifications", ["reverification_id"]), ("transfers", ["transfer_id"]), ("arrivals", ["arrival_id"]),
-    ] + AppleStateSchema.copiedTables + [
+    ] + AppleStateSchema.copiedTables + CustomerNotesSchema.copiedTables + [
         ("audit_log", ["seq"]), ("audit_head", ["id"]),
     ]
     /// Auto-numbered keys whose counters must continue after the copied ids (PostgreSQL).
@@ -57,7 +57,7 @@ public enum DatabaseCopy {
         ("receipts", "receipt_id"), ("conflicts", "conflict_id"), ("grants", "grant_id"),
         ("revocations", "revocation_id"), ("verification_attempts", "attempt_id"),
         ("reverifications", "reverification_id"), ("transfers", "transfer_id"), ("arrivals", "arrival_id"),
-    ] + AppleStateSchema.identities
+    ] + AppleStateSchema.identities + [("customer_notes", "note_id")]
     static let pageSize = 500
 
     /// Copies everything from `source` into the empty `target` and verifies it. `progress` hears

@@ -24,7 +24,8 @@ public struct DatabaseRoles: Sendable {
 
     /// Tables the service role may not change: what only an operator does by hand.
     public static let operatorOnlyTables: Set<String> = ["grants", "revocations", "transfers", "renewal_extensions",
-                                                         "test_notifications", "notification_fetches"]
+                                                         "test_notifications", "notification_fetches",
+                                                         "customer_notes", "personal_digest_keys"]
     /// Tables only the owner changes.
     public static let ownerOnlyTables: Set<String> = ["schema_migrations"]
 

@@ -217,5 +217,6 @@ public enum PurchaseSchema {
         MoneySchema.migration,
         FinishedTransactionsSchema.migration,
         SearchRowidSchema.migration,
+        CustomerNotesSchema.migration,
     ]
 }

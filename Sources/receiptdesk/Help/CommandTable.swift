@@ -1,12 +1,12 @@
 /// Every command and its options, in one table: the parser's gate (`CommandSpec.check`), `help`,
 /// `COMMAND --help`, `completions` and `man` read it. A new command adds one `CommandSpec` to
-/// the list of its area (`CommandTable+Ledger`, `+Apple`, `+Tools`); a test checks that every
+/// the list of its area (`CommandTable+Ledger`, `+Support`, `+Apple`, `+Tools`); a test checks that every
 /// option a source file reads is declared and every declared option is in its `--help`.
 enum CommandTable {
     /// The program's version (`receiptdesk --version`).
     static let version = "0.29.0"
 
-    static var all: [CommandSpec] { ledger + apple + tools }
+    static var all: [CommandSpec] { ledger + support + apple + tools }
 
     /// What every database command takes, also before the command (`receiptdesk --db X conflicts`).
     static let databaseOptions: [OptionSpec] = [
