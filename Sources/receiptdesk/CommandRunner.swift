@@ -84,6 +84,7 @@ enum CommandRunner {
             case "revoke": return try EntitlementCommands.revoke(rest)
             case "restore": return try EntitlementCommands.restore(rest)
             case "conflicts": return try ConflictsCommand.run(rest)
+            case "report": return try ReportCommand.run(rest)
             case "audit": return try AuditCommand.run(rest)
             case "notify": return try NotifyCommand.run(rest)
             case "reverify": return try ReverifyCommand.run(rest)

@@ -66,3 +66,18 @@ struct CustomerNoteActionTests {
         }
     }
 }
+
+/// The team report in the console: W reads it (this week and this month) into the pager.
+@Suite("Team report in the console", .serialized)
+struct TeamReportConsoleTests {
+    @Test(arguments: [ScreenSize(rows: 24, columns: 80), ScreenSize(rows: 48, columns: 160)])
+    func theReportOpensInThePager(_ size: ScreenSize) async throws {
+        let fixture = try ConsoleFixture()
+        let (controller, screen) = fixture.console(size: size)
+        controller.press(.character("W"), on: screen)
+        #expect(await controller.settle())
+        guard case .pager(let pager) = controller.state.mode else { Issue.record("no pager: \(controller.state.message?.text ?? "")"); return }
+        #expect(pager.text.hasPrefix("This week: 2025-05-26 to 2025-06-01") && pager.text.contains("This month: 2025-06-01 to 2025-06-01"))
+        Snapshot.check("team-report", controller, size: size)
+    }
+}

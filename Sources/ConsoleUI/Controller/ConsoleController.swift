@@ -266,6 +266,14 @@ public final class ConsoleController {
             if state.job != nil { dispatch(.reverifyFinished([], cancelled: true)) }
         case .loadRefunds, .openConsumption:
             break  // runApple ran it
+        case .loadReport:
+            do {
+                let reports = try ledgerLock.run { ledger in try TeamReport.Period.allCases.map { try ledger.teamReport($0, now: now) } }
+                dispatch(.valueCopied(StatusMessage(text: "team report read", kind: .info)))
+                dispatch(.reportLoaded(reports.map { $0.lines.joined(separator: "\n") }.joined(separator: "\n\n")))
+            } catch {
+                dispatch(.valueCopied(StatusMessage(text: "team report: \(ConsoleFailure(error).message)", kind: .error)))
+            }
         }
     }
 

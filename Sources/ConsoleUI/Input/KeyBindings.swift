@@ -16,7 +16,7 @@ enum Command: String, CaseIterable, Sendable {
     case importArtefact = "import"
     case appleStatus = "apple-status", extend, setToken = "set-token", history, lookupOrder = "lookup-order"
     case refunds, massExtend = "mass-extend", notifications, offer
-    case note
+    case note, report
 
     /// Whether it changes the database (absent and refused in read-only mode). Re-verifying
     /// records Apple's answer and applies what Apple knows, so it counts.
@@ -71,6 +71,7 @@ enum Command: String, CaseIterable, Sendable {
         case .refunds: return "the refund requests queue (most urgent first): review and send consumption information"
         case .massExtend: return "extend every subscriber of a product at Apple (preview, then progress)"
         case .notifications: return "fetch Apple's notification history for a period, or request a test notification"
+        case .report: return "the team report: this week and this month, sparklines per day (pager)"
         case .note: return "add a note on the customer (shown to the whole team, in the case file; audited)"
         case .offer: return "sign a promotional or win-back offer for one of the customer's subscriptions (preview; shown once, not kept)"
         }
@@ -150,6 +151,7 @@ enum KeyBindings {
         KeyBinding(keys: [.character("N")], command: .notifications, scope: .global, hint: nil),
         KeyBinding(keys: [.character("P")], command: .offer, scope: .global, hint: nil),
         KeyBinding(keys: [.character("n")], command: .note, scope: .global, hint: nil),
+        KeyBinding(keys: [.character("W")], command: .report, scope: .global, hint: nil),
         KeyBinding(keys: [.character("?")], command: .help, scope: .global, hint: "help"),
         KeyBinding(keys: [.character("q")], command: .quit, scope: .global, hint: "quit"),
     ]

@@ -41,6 +41,8 @@ enum ConsoleAction {
     case appleStarted(AppleRequest)
     case appleProgress(String)
     case appleFinished(AppleOutcome)
+    /// The team report was read: shown in the pager.
+    case reportLoaded(String)
 }
 
 /// An error as the console shows it: one line.
@@ -81,6 +83,8 @@ enum ConsoleEffect: Equatable {
     case writeFile(path: String, text: String, label: String)
     /// Read the refund requests queue.
     case loadRefunds(all: Bool)
+    /// Read the team report (this week and this month) for the pager.
+    case loadReport
     /// Open the consumption form of a refund request, filled from the ledger's draft.
     case openConsumption(Int64)
 }

@@ -89,6 +89,9 @@ extension ConsoleReducer {
                 state.finished = true
             }
             return []
+        case .report:
+            state.message = StatusMessage(text: "reading the team report…", kind: .info)
+            return [.loadReport]
         case .reverify: return startReverify(&state)
         case .grant, .revoke, .restore, .resolve, .importArtefact, .note: return FormLogic.open(&state, command)
         case .appleStatus, .extend, .setToken, .history, .lookupOrder, .massExtend, .notifications, .refunds, .offer:

@@ -49,6 +49,9 @@ enum ConsoleReducer {
         case .valueCopied(let message):
             state.message = message
             return []
+        case .reportLoaded(let text):
+            state.mode = .pager(PagerState(title: "team report: this week and this month (UTC)", text: text))
+            return []
         case .auditChecked(let problem):
             let was = state.auditProblem
             state.auditProblem = problem

@@ -6,5 +6,9 @@ extension CommandTable {
                     database: true, examples: ["receiptdesk customer note add alice \"called 12 May, promised a refund if Apple declines\""]),
         CommandSpec(path: "customer note list", arguments: "ID", summary: "a customer's notes, oldest first (also in customer show and the case file)",
                     database: true, examples: ["receiptdesk customer note list alice"]),
+        CommandSpec(path: "report", arguments: "", summary: "the team's overview of this week (from Monday) and this month, UTC: arrivals, refunds and their reasons, revocations, conflicts opened and resolved, sandbox receipts on production, grants and revokes by operator, active subscriptions by product; a sparkline per day", options: [
+            .flag("--week", "this week only (from Monday 00:00 UTC)"),
+            .flag("--month", "this month only (from the 1st, UTC)"),
+        ], database: true, examples: ["receiptdesk report --week", "receiptdesk report --json"]),
     ]
 }
