@@ -6,6 +6,9 @@ import ReceiptCore
 enum EntitlementCommands {
     /// `receiptdesk grant --customer ID --entitlement E [--until DATE | --for DURATION] --reason TEXT`
     static func grant(_ arguments: [String]) throws -> ExitStatus {
+        if arguments.contains(where: { $0 == "--customers" || $0 == "--search" || $0.hasPrefix("--customers=") || $0.hasPrefix("--search=") }) {
+            return try GrantBatchCommand.run(arguments)
+        }
         var args = Arguments(arguments)
         let options = try StoreOptions.take(&args)
         guard let customer = try args.value("--customer"), let entitlement = try args.value("--entitlement") else {

@@ -31,13 +31,18 @@ extension CommandTable {
         CommandSpec(path: "search", arguments: "TEXT", summary: "find customers, orders, transactions, receipts by any id or its start, a name or email fragment, qualifiers (exit 1: nothing found)", options: [
             .value("--limit", "N", "at most N rows per kind", default: "10", example: "--limit 100"),
         ], database: true, examples: ["receiptdesk search alice", "receiptdesk search env:sandbox status:conflict"]),
-        CommandSpec(path: "grant", arguments: "--customer ID --entitlement E --reason TEXT", summary: "grant an entitlement by hand, audited", options: [
+        CommandSpec(path: "grant", arguments: "(--customer ID | --customers FILE | --search QUERY) --entitlement E --reason TEXT", summary: "grant an entitlement by hand, audited; to many: a preview of who would get what, then one batch with --yes", options: [
             .value("--customer", "ID", "who gets it", example: "--customer alice"),
+            .value("--customers", "FILE", "goodwill for many: one customer id a line (# comments; at most 5000)", example: "--customers outage.txt"),
+            .value("--search", "QUERY", "goodwill for many: every customer search finds for QUERY", example: "--search env:production"),
             .value("--entitlement", "E", "the entitlement's name", example: "--entitlement pro"),
             .value("--until", "DATE", "when it ends (RFC 3339 or 2026-12-31)", default: "forever", example: "--until 2026-12-31"),
             .value("--for", "DURATION", "how long (ISO 8601), instead of --until", example: "--for P30D"),
+            .value("--days", "N", "with --customers or --search: how many days (1–3650), instead of --until", example: "--days 7"),
             .value("--reason", "TEXT", "why (required; in the audit log)", example: "--reason \"outage goodwill\""),
-        ], database: true, examples: ["receiptdesk grant --customer alice --entitlement pro --for P30D --reason \"outage goodwill\""]),
+            .flag("--yes", "with --customers or --search: grant (without it: a preview, nothing written)"),
+        ], database: true, examples: ["receiptdesk grant --customer alice --entitlement pro --for P30D --reason \"outage goodwill\"",
+                                      "receiptdesk grant --customers outage.txt --entitlement pro --days 7 --reason \"outage 3 June\" --yes"]),
         CommandSpec(path: "revoke", arguments: "--customer ID (--entitlement E | --grant N) --reason TEXT", summary: "revoke manual grants, audited", options: [
             .value("--customer", "ID", "whose grant", example: "--customer alice"),
             .value("--entitlement", "E", "every manual grant of this entitlement", example: "--entitlement pro"),
