@@ -7,8 +7,9 @@ import ReceiptCore
 /// `CustomerNoteCommand`'s.
 enum CustomerCommand {
     static func run(_ arguments: [String]) throws -> ExitStatus {
-        guard let sub = arguments.first else { throw CommandFailure.usage("customer needs a subcommand: show, add, export or note") }
+        guard let sub = arguments.first else { throw CommandFailure.usage("customer needs a subcommand: show, add, export, note or erase") }
         if sub == "note" { return try CustomerNoteCommand.run(Array(arguments.dropFirst())) }
+        if sub == "erase" { return try CustomerEraseCommand.run(Array(arguments.dropFirst())) }
         var args = Arguments(Array(arguments.dropFirst()))
         let options = try StoreOptions.take(&args)
         switch sub {
@@ -49,7 +50,7 @@ enum CustomerCommand {
             }
             return .ok
         default:
-            throw CommandFailure.usage("unknown customer subcommand '\(sub)': use show, add, export or note")
+            throw CommandFailure.usage("unknown customer subcommand '\(sub)': use show, add, export, note or erase")
         }
     }
 
@@ -63,7 +64,8 @@ enum CustomerCommand {
                  ("entitlements", .array(s.entitlements.map(LedgerJSON.entitlement))),
                  ("conflicts", .array(s.conflicts.map(LedgerJSON.conflict))),
                  ("lifetime", s.lifetimeSpend.map(LedgerJSON.lifetime) ?? .null),
-                 ("notes", .array(s.notes.map(LedgerJSON.note)))])
+                 ("notes", .array(s.notes.map(LedgerJSON.note))),
+                 ("erasedAt", .date(s.erasedAt)), ("erasedBy", .string(s.erasedBy))])
     }
 
     /// The customer as text; `apple` (Apple's side) follows the entitlements.
@@ -73,6 +75,7 @@ enum CustomerCommand {
         let contact = [s.displayName, s.email.map { "<\($0)>" }].compactMap { $0 }
         if !contact.isEmpty { lines.append("  " + contact.joined(separator: " ")) }
         if let money = s.lifetimeSpend?.line { lines.append("  money: " + money) }
+        if let erased = s.erasedAt { lines.append("  personal data erased \(RFC3339.format(erased)) by \(s.erasedBy ?? "?")") }
         if !s.notes.isEmpty {
             lines += ["", "notes:"]
             for n in s.notes { lines.append("  #\(n.noteId)  \(RFC3339.format(n.writtenAt))  \(n.writtenBy): \(n.text ?? "(erased)")") }

@@ -107,7 +107,7 @@ struct CommandHelpTests {
             return text.split(separator: "\n").map(String.init)
         }
         #expect(try complete(["receiptdesk", "cust"]) == ["customer"])
-        #expect(try Set(complete(["receiptdesk", "customer", ""])) == ["show", "add", "export", "note"])
+        #expect(try Set(complete(["receiptdesk", "customer", ""])) == ["show", "add", "export", "note", "erase"])
         #expect(try complete(["receiptdesk", "customer", "add", "alice", "--na"]) == ["--name"])
         #expect(try complete(["receiptdesk", "--db", "x.sqlite", "simulator", "mint", "--original"]) == ["--original-build"])
         for shell in ["zsh", "fish"] {

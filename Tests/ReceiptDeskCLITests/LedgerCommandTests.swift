@@ -440,7 +440,7 @@ struct LedgerCommandTests {
         }
         // A bare group command has nothing to put options after.
         expectFailure(try CLIRunner.run(["order"]), 64, "receiptdesk order: order needs a subcommand: create or fail")
-        expectFailure(try CLIRunner.run(["customer"]), 64, "receiptdesk customer: customer needs a subcommand: show, add, export or note")
+        expectFailure(try CLIRunner.run(["customer"]), 64, "receiptdesk customer: customer needs a subcommand: show, add, export, note or erase")
         #expect(!FileManager.default.fileExists(atPath: workspace.databasePath), "a usage error opened the database")
     }
 

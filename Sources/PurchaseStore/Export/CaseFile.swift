@@ -55,6 +55,7 @@ public struct CaseFile: Sendable {
         let contact = [s.displayName, s.email].compactMap { $0 }.map(cell)
         if !contact.isEmpty { out.append(contact.joined(separator: " · ")) }
         if let money = s.lifetimeSpend?.line { out.append("Money: \(cell(money)).") }
+        if let erased = s.erasedAt { out.append("Personal data erased \(d(erased)) by \(cell(s.erasedBy ?? "?")).") }
         out.append("Case file written \(d(generatedAt)) by \(cell(generatedBy)) with receiptdesk\(s.isTester ? "; the customer is a sandbox tester" : "").")
         if !s.notes.isEmpty {
             out += ["", "## Notes", ""]
@@ -141,7 +142,7 @@ public struct CaseFile: Sendable {
         return .object([
             ("customerId", .string(s.customerId)), ("displayName", .string(s.displayName)), ("email", .string(s.email)),
             ("tester", .bool(s.isTester)), ("generatedAt", .date(generatedAt)), ("generatedBy", .string(generatedBy)),
-            ("notes", .array(s.notes.map(LedgerJSON.note))),
+            ("notes", .array(s.notes.map(LedgerJSON.note))), ("erasedAt", .date(s.erasedAt)),
             ("appleSubscriptions", .array(apple.states.map { state in
                 .object([("originalTransactionId", .string(state.originalTransactionId)), ("productId", .string(state.productId)),
                          ("environment", .string(state.environment)), ("status", .string(state.statusName)),

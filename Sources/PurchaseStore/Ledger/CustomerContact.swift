@@ -52,16 +52,20 @@ extension PurchaseLedger {
 
     /// Inside a write transaction: writes what `contact` changes and audits it.
     func applyContact(_ customerId: String, _ contact: CustomerContact, now: Date, operatorName: String) throws -> Bool {
-        guard !contact.isEmpty,
-              let row = try database.queryFirst("SELECT display_name, email FROM customers WHERE customer_id = ?", [.text(customerId)]) else { return false }
+        guard !contact.isEmpty else { return false }
+        try database.lockCustomer(customerId)  // PostgreSQL: one contact change (and digest key) per customer at a time
+        guard let row = try database.queryFirst("SELECT display_name, email FROM customers WHERE customer_id = ?", [.text(customerId)]) else { return false }
         func next(_ given: String?, _ stored: String?) -> String? { given.map { $0.isEmpty ? nil : $0 } ?? stored }
         let name = next(contact.displayName, row.string("display_name"))
         let email = next(contact.email, row.string("email"))
         guard name != row.string("display_name") || email != row.string("email") else { return false }
         try database.execute("UPDATE customers SET display_name = ?, email = ?, updated_at = ?, version = version + 1 WHERE customer_id = ?",
                              [.text(name), .text(email), .date(now), .text(customerId)])
+        // The chain keeps keyed digests, never the name or email (see `PersonalDigest`): erasing
+        // the customer later needs no rewriting of hashed history.
         try audit(now, operatorName, "customer-contact", "customer:\(customerId)",
-                  .object([("displayName", name.map(JSONValue.string) ?? .null), ("email", email.map(JSONValue.string) ?? .null)]))
+                  .object([("displayName", try name.map { .string(try personalDigest($0, of: customerId, now: now)) } ?? .null),
+                           ("email", try email.map { .string(try personalDigest($0, of: customerId, now: now)) } ?? .null)]))
         return true
     }
 

@@ -4,7 +4,7 @@ import ReceiptCore
 extension PurchaseLedger {
     /// Orders, transactions, receipts, grants, entitlements (with reasons) and conflicts of a customer.
     public func customerSummary(_ customerId: String) throws -> CustomerSummary {
-        guard let customer = try database.queryFirst("SELECT is_tester, display_name, email FROM customers WHERE customer_id = ?", [.text(customerId)]) else {
+        guard let customer = try database.queryFirst("SELECT is_tester, display_name, email, erased_at, erased_by FROM customers WHERE customer_id = ?", [.text(customerId)]) else {
             throw StoreError(.notFound, "customer \(customerId) not found: check the id; import a receipt for them or add them with `receiptdesk customer add \(customerId)`")
         }
         let id: [SQLValue] = [.text(customerId)]
@@ -27,6 +27,8 @@ extension PurchaseLedger {
         summary.email = customer.string("email")
         summary.lifetimeSpend = try lifetimeSpend(of: customerId)
         summary.notes = try notes(of: customerId)
+        summary.erasedAt = customer.date("erased_at")
+        summary.erasedBy = customer.string("erased_by")
         return summary
     }
 

@@ -137,6 +137,9 @@ public enum Validate {
         }
     }
 
+    /// Refuses a reason the ledger would refuse, before anything is written (previews).
+    public static func checkReason(_ value: String) throws { try reason(value) }
+
     static func reason(_ value: String) throws {
         guard !value.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
             throw StoreError(.invalidInput, "a reason is required for every manual change (--reason TEXT)")

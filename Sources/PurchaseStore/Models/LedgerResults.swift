@@ -160,6 +160,9 @@ public struct CustomerSummary: Sendable {
     public var lifetimeSpend: LifetimeSpend? = nil
     /// Operators' notes on the customer, oldest first.
     public var notes: [NoteRecord] = []
+    /// When and by whom the customer's personal data was erased (nil: never).
+    public var erasedAt: Date? = nil
+    public var erasedBy: String? = nil
 }
 
 /// What a restore moved (or, on a dry run, would move).

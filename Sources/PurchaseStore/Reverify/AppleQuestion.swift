@@ -24,9 +24,12 @@ struct AppleQuestion: Sendable {
 
     /// Reads the receipt and decides what to ask, given which services exist.
     static func load(_ receiptId: Int64, ledger: PurchaseLedger, service: AppleService) throws -> AppleQuestion {
-        guard let row = try ledger.database.queryFirst("SELECT raw, customer_id, format, verdict, verdict_reason FROM receipts WHERE receipt_id = ?",
+        guard let row = try ledger.database.queryFirst("SELECT raw, customer_id, format, verdict, verdict_reason, erased_at FROM receipts WHERE receipt_id = ?",
                                                        [.integer(receiptId)]) else {
             throw StoreError(.notFound, "receipt #\(receiptId) not found")
+        }
+        if let erased = row.date("erased_at") {
+            throw StoreError(.invalidRequest, "receipt #\(receiptId): its bytes were erased with the customer's personal data (\(RFC3339.format(erased))): nothing to ask Apple")
         }
         let raw = row.blob("raw") ?? []
         let customer = row.string("customer_id")

@@ -218,5 +218,6 @@ public enum PurchaseSchema {
         FinishedTransactionsSchema.migration,
         SearchRowidSchema.migration,
         CustomerNotesSchema.migration,
+        ErasureSchema.migration,
     ]
 }
