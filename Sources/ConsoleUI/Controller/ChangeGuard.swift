@@ -22,7 +22,7 @@ struct ChangeGuard {
             sets.append(try RowGuard.snapshot(database, .transactions, where: "customer_id", equals: id))
         }
         switch change {
-        case .grant(let id, _, _, _), .revoke(let id, _, _):
+        case .grant(let id, _, _, _), .revoke(let id, _, _), .erase(let id, _):
             try customer(id)
         case .restore(let id, let from, let transactionIds, _, _, _):
             try customer(id)
@@ -38,7 +38,9 @@ struct ChangeGuard {
                     rows.append(row)
                 }
             }
-        case .importArtefact, .apple, .note:  // a note decides on nothing: two at once are two notes
+        // A note decides on nothing (two at once are two notes); a batch decides on each customer
+        // again under its lock and leaves out whoever was granted meanwhile.
+        case .importArtefact, .apple, .note, .grantBatch:
             return .none
         }
         return ChangeGuard(rows: rows, sets: sets)

@@ -104,6 +104,10 @@ enum ChangePreview {
                 [Span("Writes: ", .muted), Span("the conflict resolved by \(operatorName); both customers' entitlements recomputed; one audit entry \"conflict-resolve\"")],
             ]
             return Confirmation(change: change, title: "Resolve: confirm", lines: lines)
+        case .erase(let customer, let reason):
+            return try SupportPreview.erase(customer, reason: reason, ledger: ledger, operatorName: operatorName)
+        case .grantBatch(let query, _, let entitlement, let end, let reason):
+            return try SupportPreview.grantBatch(query: query, entitlement: entitlement, end: end, reason: reason, ledger: ledger, now: now)
         case .note(let customer, let text):
             guard try ledger.customerExists(customer) else { throw ConsoleFailure("no customer \(customer)") }
             let lines: [StyledLine] = [

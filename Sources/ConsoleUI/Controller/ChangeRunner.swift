@@ -45,6 +45,19 @@ enum ChangeRunner {
         case .note(let customer, let text):
             let note = try ledger.addNote(customer: customer, text: text, operatorName: operatorName)
             return "note #\(note.noteId) added to \(customer)"
+        case .erase(let customer, let reason):
+            let erased = try ledger.erasePersonalData(customer: customer, reason: reason, operatorName: operatorName)
+            return "personal data of \(customer) erased: \(erased.fields.count) field(s), \(erased.notes) note text(s), \(erased.receipts.count) receipt(s)' bytes"
+        case .grantBatch(_, let customers, let entitlement, let end, let reason):
+            guard let customers else { throw ConsoleFailure("the batch's customers were not fixed by its preview") }
+            let until: Date?
+            switch end {
+            case .forever: until = nil
+            case .date(let date): until = date
+            case .duration: throw ConsoleFailure("the batch's end was not fixed by its preview")
+            }
+            let batch = try ledger.grantBatch(customers: customers, entitlement: entitlement, until: until, reason: reason, operatorName: operatorName)
+            return "\(batch.batchId): granted \(entitlement) to \(batch.granted.count) of \(batch.lines.count) customers (\(batch.skipped.count) left out; the audit's grant-batch entry names them)"
         case .apple(let request):
             throw ConsoleFailure("\(request.name) is asked of Apple, not written here; nothing changed")
         }

@@ -17,12 +17,14 @@ enum Command: String, CaseIterable, Sendable {
     case appleStatus = "apple-status", extend, setToken = "set-token", history, lookupOrder = "lookup-order"
     case refunds, massExtend = "mass-extend", notifications, offer
     case note, report
+    case erase
+    case grantBatch = "grant-batch"
 
     /// Whether it changes the database (absent and refused in read-only mode). Re-verifying
     /// records Apple's answer and applies what Apple knows, so it counts.
     var changesData: Bool {
         switch self {
-        case .reverify, .grant, .revoke, .restore, .resolve, .importArtefact, .note: return true
+        case .reverify, .grant, .revoke, .restore, .resolve, .importArtefact, .note, .erase, .grantBatch: return true
         case .appleStatus, .extend, .setToken, .lookupOrder, .massExtend, .notifications, .offer: return true
         default: return false
         }
@@ -71,6 +73,8 @@ enum Command: String, CaseIterable, Sendable {
         case .refunds: return "the refund requests queue (most urgent first): review and send consumption information"
         case .massExtend: return "extend every subscriber of a product at Apple (preview, then progress)"
         case .notifications: return "fetch Apple's notification history for a period, or request a test notification"
+        case .erase: return "erase the customer's personal data on request (preview: what goes, what stays; reason)"
+        case .grantBatch: return "goodwill for many: grant to every customer the filter finds (preview, one audited batch)"
         case .report: return "the team report: this week and this month, sparklines per day (pager)"
         case .note: return "add a note on the customer (shown to the whole team, in the case file; audited)"
         case .offer: return "sign a promotional or win-back offer for one of the customer's subscriptions (preview; shown once, not kept)"
@@ -152,6 +156,8 @@ enum KeyBindings {
         KeyBinding(keys: [.character("P")], command: .offer, scope: .global, hint: nil),
         KeyBinding(keys: [.character("n")], command: .note, scope: .global, hint: nil),
         KeyBinding(keys: [.character("W")], command: .report, scope: .global, hint: nil),
+        KeyBinding(keys: [.character("B")], command: .grantBatch, scope: .global, hint: nil),
+        KeyBinding(keys: [.character("X")], command: .erase, scope: .global, hint: nil),
         KeyBinding(keys: [.character("?")], command: .help, scope: .global, hint: "help"),
         KeyBinding(keys: [.character("q")], command: .quit, scope: .global, hint: "quit"),
     ]

@@ -93,7 +93,7 @@ extension ConsoleReducer {
             state.message = StatusMessage(text: "reading the team report…", kind: .info)
             return [.loadReport]
         case .reverify: return startReverify(&state)
-        case .grant, .revoke, .restore, .resolve, .importArtefact, .note: return FormLogic.open(&state, command)
+        case .grant, .revoke, .restore, .resolve, .importArtefact, .note, .erase, .grantBatch: return FormLogic.open(&state, command)
         case .appleStatus, .extend, .setToken, .history, .lookupOrder, .massExtend, .notifications, .refunds, .offer:
             return runApple(&state, command)
         }

@@ -83,6 +83,9 @@ enum FormKind: Equatable, Sendable {
     /// Sign an offer for one of `choices` (the customer's subscriptions, in the choice's order).
     case offer(customer: String, choices: [OfferChoice])
     case note(customer: String)
+    case erase(customer: String)
+    /// Grant to every customer the filter `query` finds.
+    case grantBatch(query: String)
 
     var title: String {
         switch self {
@@ -99,6 +102,8 @@ enum FormKind: Equatable, Sendable {
         case .notifications: return "Apple's notifications"
         case .offer(let c, _): return "Sign a promotional or win-back offer for \(c)"
         case .note(let c): return "Add a note on \(c) for the team"
+        case .erase(let c): return "Erase the personal data of \(c)"
+        case .grantBatch(let q): return "Grant to every customer found by \(q)"
         }
     }
 }
@@ -156,6 +161,9 @@ enum PendingChange: Equatable, Sendable {
     case resolve(conflictId: Int64, owner: String, reason: String)
     case importArtefact(customer: String, input: ArtefactInput, orderId: String?, createCustomer: Bool = false)
     case note(customer: String, text: String)
+    case erase(customer: String, reason: String)
+    /// `customers` is nil until the preview looked them up (what it showed is what is granted to).
+    case grantBatch(query: String, customers: [String]?, entitlement: String, end: GrantEnd, reason: String)
     /// Asked of Apple (through PurchaseStore's `AppleActions`), off the screen's thread.
     case apple(AppleRequest)
 
@@ -168,6 +176,8 @@ enum PendingChange: Equatable, Sendable {
         case .resolve: return "resolve"
         case .importArtefact: return "import"
         case .note: return "note"
+        case .erase: return "erase"
+        case .grantBatch: return "grant-batch"
         case .apple(let request): return request.name
         }
     }
