@@ -34,6 +34,12 @@ struct SupportActionTests {
         #expect(summary.email == nil && summary.displayName == nil && summary.erasedBy == "mei")
         #expect(try fixture.database.queryFirst("SELECT count(*) AS n FROM audit_log WHERE action = 'customer-erase'", [])?.int("n") == 1)
         #expect(try AuditLog.verify(fixture.database).isIntact)
+        // The customer view says so; a receipt of theirs says its bytes went.
+        controller.press(.control("l"), .enter, on: screen)
+        #expect(screen.text.contains("personal data erased 2025-06-01 12:00 by mei"), "\(screen.text)")
+        let stored = try #require(try Browser(fixture.database).receipt(try fixture.receiptId("alice")))
+        let detail = DetailLoader.decode(stored, ledger: fixture.ledger, now: ConsoleFixture.now)
+        #expect(detail.decodeError?.hasPrefix("its bytes were erased with the customer's personal data") == true, "\(detail.decodeError ?? "")")
     }
 
     @Test(arguments: ConsoleBackend.available) func grantBatchGoesToWhoTheFilterFinds(_ backend: ConsoleBackend) async throws {

@@ -51,6 +51,8 @@ struct PersonalDataErasureTests {
         #expect(summary.notes.count == 1 && summary.notes.first?.text == nil && summary.notes.first?.writtenBy == "mei", "the note's author and date stay")
         #expect(try Browser(f.database).page(.customers, filter: try BrowseFilter(parsing: "martin"), cursor: .first, limit: 10).rows.isEmpty,
                 "search no longer finds them by name")
+        #expect(try f.ledger.receiptIds(customer: "alice").isEmpty && f.ledger.receiptIds(customer: nil).isEmpty,
+                "re-verification leaves erased receipts alone")
         #expect(try AuditLog.verify(f.database).isIntact, "nothing hashed was rewritten")
         #expect(try AuditExplanation.grantsAndConflicts(f.database).isExplained)
         let entry = try #require(try f.database.queryFirst("SELECT details FROM audit_log WHERE action = 'customer-erase'", [])?.string("details"))

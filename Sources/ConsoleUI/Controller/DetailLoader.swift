@@ -48,6 +48,10 @@ enum DetailLoader {
 
     /// The stored bytes through the core: decoded, verified, as a tree.
     static func decode(_ stored: StoredReceipt, ledger: PurchaseLedger, now: Date) -> ReceiptDetail {
+        if let erased = stored.erasedAt {
+            return ReceiptDetail(stored: stored, environment: nil, verdict: nil, tree: nil, purchases: [],
+                                 decodeError: "its bytes were erased with the customer's personal data on \(ConsoleFormat.date(erased)); the transactions it recorded stay")
+        }
         do {
             let artefact = try ReceiptDecoder.decode(stored.raw)
             let summary = artefact.summary

@@ -20,6 +20,9 @@ enum CustomerDetailView {
             lines += DetailLines.paragraph("money: " + money, width: width, indent: 1, style: .muted)
         }
 
+        if let erased = s.erasedAt {
+            lines.append(DetailLine([Span(" personal data erased \(ConsoleFormat.dateTime(erased)) by \(s.erasedBy ?? "?")", CellStyle(.warning))]))
+        }
         lines += notes(s.notes, width: width)
 
         if !reports.isEmpty {

@@ -45,6 +45,8 @@ public struct StoredReceipt: Sendable {
     public var appleVerdict: String? = nil
     /// The line saying Apple's last answer contradicts the local verdict, nil when it does not.
     public var appleContradiction: String? = nil
+    /// When its raw bytes were erased with the customer's personal data (nil: never).
+    public var erasedAt: Date? = nil
     /// What the revocation check said when it was imported ("revocation: checked … good"), and
     /// its outcome ("good", "revoked", "notChecked"); nil when no check was asked for
     /// (`appStore.revocation` off).
@@ -100,17 +102,19 @@ extension Browser {
     public func receipt(_ receiptId: Int64) throws -> StoredReceipt? {
         guard let row = try database.queryFirst("""
             SELECT receipt_id, sha256, raw, format, environment, verdict, verdict_reason, source, customer_id, imported_at, imported_by,
-                   apple_environment, last_verified_at, apple_verdict, apple_contradiction, decoded_json
+                   apple_environment, last_verified_at, apple_verdict, apple_contradiction, decoded_json, erased_at
             FROM receipts WHERE receipt_id = ?
             """, [.integer(receiptId)]) else { return nil }
         let attempts = try database.query("""
             SELECT * FROM verification_attempts WHERE receipt_id = ? ORDER BY attempt_id DESC LIMIT 5
             """, [.integer(receiptId)]).map(Self.attempt)
-        return StoredReceipt(record: PurchaseLedger.receiptRecord(row), raw: row.blob("raw") ?? [],
+        var stored = StoredReceipt(record: PurchaseLedger.receiptRecord(row), raw: row.blob("raw") ?? [],
                              appleEnvironment: row.string("apple_environment"), lastVerifiedAt: row.date("last_verified_at"),
                              attempts: attempts, appleVerdict: row.string("apple_verdict"),
                              appleContradiction: row.string("apple_contradiction"),
                              revocationAtImport: StoredReceipt.revocation(inDecoded: row.string("decoded_json")))
+        stored.erasedAt = row.date("erased_at")
+        return stored
     }
 
     /// One conflict by number.

@@ -65,13 +65,14 @@ extension PurchaseLedger {
         }
     }
 
-    /// The receipt ids a re-verification batch covers.
+    /// The receipt ids a re-verification batch covers (not those whose bytes were erased with
+    /// their customer's personal data: there is nothing left to ask Apple about).
     public func receiptIds(customer: String?) throws -> [Int64] {
         if let customer {
             try requireCustomer(customer)
-            return try database.query("SELECT receipt_id FROM receipts WHERE customer_id = ? ORDER BY receipt_id", [.text(customer)])
+            return try database.query("SELECT receipt_id FROM receipts WHERE customer_id = ? AND erased_at IS NULL ORDER BY receipt_id", [.text(customer)])
                 .compactMap { $0.int("receipt_id") }
         }
-        return try database.query("SELECT receipt_id FROM receipts ORDER BY receipt_id", []).compactMap { $0.int("receipt_id") }
+        return try database.query("SELECT receipt_id FROM receipts WHERE erased_at IS NULL ORDER BY receipt_id", []).compactMap { $0.int("receipt_id") }
     }
 }
