@@ -25,7 +25,8 @@ enum CustomerEraseCommand {
             print(JSONValue.object([
                 ("customerId", .string(erasure.customerId)), ("applied", .bool(erasure.applied)),
                 ("fields", .array(erasure.fields.map { .string($0) })), ("notes", .int(Int64(erasure.notes))),
-                ("receipts", .array(erasure.receipts.map { .int($0) })), ("digestKey", .bool(erasure.digestKey)),
+                ("receipts", .array(erasure.receipts.map { .int($0) })), ("appleAnswers", .int(Int64(erasure.appleAnswers))),
+                ("digestKey", .bool(erasure.digestKey)),
                 ("clearAuditEntries", .array(erasure.clearAuditEntries.map { .int($0) })),
             ]).serialized())
         } else {

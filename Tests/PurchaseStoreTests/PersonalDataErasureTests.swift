@@ -33,16 +33,26 @@ struct PersonalDataErasureTests {
         try Self.alice(f)
         let audit = try f.database.query("SELECT details FROM audit_log", []).compactMap { $0.string("details") }.joined()
         #expect(!audit.contains(Self.email) && !audit.contains("Alice Martin"), "the chain holds keyed digests, never the values")
+        // Apple's stored answer about alice's receipt, as a re-verification keeps it.
+        let receiptId = try #require(try f.database.queryFirst("SELECT receipt_id FROM receipts WHERE customer_id = 'alice'", [])?.int("receipt_id"))
+        try f.database.writeTransaction {
+            try f.database.execute("""
+                INSERT INTO reverifications (receipt_id, verified_at, operator, outcome, summary, differences, applied, raw_answer)
+                VALUES (?, ?, 'mei', 'verified', 'status 0', '[]', '[]', '{"receipt":{"unique_vendor_identifier":"5E3A-DEVICE"}}')
+                """, [.integer(receiptId), .date(f.now)])
+        }
         let before = try f.dump()
         let money = try Self.moneyFacts(f)
         let preview = try f.ledger.planErasure(customer: "alice")
         #expect(try f.dump() == before, "a preview writes nothing")
         #expect(preview.fields == ["display name", "email"] && preview.notes == 1 && preview.receipts.count == 1 && preview.digestKey && !preview.applied)
-        #expect(preview.clearAuditEntries.isEmpty)
+        #expect(preview.clearAuditEntries.isEmpty && preview.appleAnswers == 1)
         let erased = try f.ledger.erasePersonalData(customer: "alice", reason: "GDPR request, ticket 991", operatorName: "mei")
         #expect(erased.applied && erased.fields == preview.fields && erased.receipts == preview.receipts)
         let after = try f.dump()
-        #expect(!after.contains(Self.email) && !after.contains("Alice Martin") && !after.contains("+33 6"), "no value is left in any table")
+        #expect(!after.contains(Self.email) && !after.contains("Alice Martin") && !after.contains("+33 6") && !after.contains("5E3A-DEVICE"),
+                "no value is left in any table")
+        #expect(try f.count("SELECT count(*) AS n FROM reverifications WHERE summary = 'status 0'") == 1, "the answer's outcome stays")
         #expect(try Self.moneyFacts(f) == money, "transactions, prices, dates, grants and entitlements are untouched")
         #expect(try f.count("SELECT count(*) AS n FROM personal_digest_keys") == 0)
         #expect(try f.count("SELECT count(*) AS n FROM receipts WHERE customer_id = 'alice' AND erased_at IS NOT NULL") == 1)

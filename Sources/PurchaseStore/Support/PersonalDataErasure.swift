@@ -12,6 +12,9 @@ public struct PersonalDataErasure: Sendable, Equatable {
     public let notes: Int
     /// Receipts (and stored notifications) whose raw bytes go: they hold device identifiers.
     public let receipts: [Int64]
+    /// Apple's raw answers stored about those receipts (re-verifications): they can quote device
+    /// identifiers and whole receipts; the answers' outcome, summary and differences stay.
+    public var appleAnswers = 0
     /// Whether the customer's digest key goes (every keyed digest of theirs in the audit log then
     /// cannot be tied to a value any more).
     public let digestKey: Bool
@@ -23,7 +26,7 @@ public struct PersonalDataErasure: Sendable, Equatable {
     public let applied: Bool
 
     /// Whether there is nothing left to erase.
-    public var isEmpty: Bool { fields.isEmpty && notes == 0 && receipts.isEmpty && !digestKey }
+    public var isEmpty: Bool { fields.isEmpty && notes == 0 && receipts.isEmpty && appleAnswers == 0 && !digestKey }
 
     /// The preview's (or result's) lines, for the command line and the console.
     public var lines: [String] {
@@ -33,6 +36,7 @@ public struct PersonalDataErasure: Sendable, Equatable {
         out.append("  text of \(notes) note\(notes == 1 ? "" : "s") (their authors and dates stay)")
         out.append("  raw bytes of \(receipts.count) receipt\(receipts.count == 1 ? "" : "s") (device identifiers): "
                    + (receipts.isEmpty ? "none" : receipts.prefix(20).map { "#\($0)" }.joined(separator: ", ") + (receipts.count > 20 ? ", …" : "")))
+        if appleAnswers > 0 { out.append("  Apple's raw answers about them: \(appleAnswers) (outcomes and differences stay)") }
         out.append("  the key of the audit log's digests of their data: " + (digestKey ? "deleted" : "none held"))
         out.append("  kept: the customer id, orders, transactions with prices and dates, grants, conflicts, the audit log")
         if !clearAuditEntries.isEmpty {
@@ -77,14 +81,21 @@ extension PurchaseLedger {
             try database.execute("UPDATE customer_notes SET body = NULL WHERE customer_id = ? AND body IS NOT NULL", [.text(customerId)])
             try database.execute("UPDATE receipts SET raw = ?, erased_at = ? WHERE customer_id = ? AND erased_at IS NULL",
                                  [.blob([]), .date(now), .text(customerId)])
+            try database.execute("""
+                UPDATE reverifications SET raw_answer = NULL
+                WHERE raw_answer IS NOT NULL AND receipt_id IN (SELECT receipt_id FROM receipts WHERE customer_id = ?)
+                """, [.text(customerId)])
             try database.execute("DELETE FROM personal_digest_keys WHERE customer_id = ?", [.text(customerId)])
             try audit(now, operatorName, "customer-erase", "customer:\(customerId)", .object([
                 ("reason", .string(reason)), ("fields", .array(plan.fields.map { .string($0) })), ("notes", .int(Int64(plan.notes))),
-                ("receipts", .array(plan.receipts.map { .int($0) })), ("digestKey", .bool(plan.digestKey)),
+                ("receipts", .array(plan.receipts.map { .int($0) })), ("appleAnswers", .int(Int64(plan.appleAnswers))),
+                ("digestKey", .bool(plan.digestKey)),
                 ("clearAuditEntries", .array(plan.clearAuditEntries.map { .int($0) })),
             ]))
-            return PersonalDataErasure(customerId: customerId, fields: plan.fields, notes: plan.notes, receipts: plan.receipts,
-                                       digestKey: plan.digestKey, clearAuditEntries: plan.clearAuditEntries, applied: true)
+            var erased = PersonalDataErasure(customerId: customerId, fields: plan.fields, notes: plan.notes, receipts: plan.receipts,
+                                             digestKey: plan.digestKey, clearAuditEntries: plan.clearAuditEntries, applied: true)
+            erased.appleAnswers = plan.appleAnswers
+            return erased
         }
     }
 
@@ -105,7 +116,13 @@ extension PurchaseLedger {
               AND (details LIKE ? OR details LIKE ?) ORDER BY seq
             """, [.text("customer:\(customerId)"), .text("%\(PersonalDigest.prefix)%"), .text("%\"displayName\":\"%"), .text("%\"email\":\"%")])
             .compactMap { $0.int("seq") }
-        return PersonalDataErasure(customerId: customerId, fields: fields, notes: Int(notes), receipts: receipts, digestKey: key,
-                                   clearAuditEntries: clear, applied: false)
+        let answers = try database.queryFirst("""
+            SELECT count(*) AS n FROM reverifications
+            WHERE raw_answer IS NOT NULL AND receipt_id IN (SELECT receipt_id FROM receipts WHERE customer_id = ?)
+            """, id)?.int("n") ?? 0
+        var plan = PersonalDataErasure(customerId: customerId, fields: fields, notes: Int(notes), receipts: receipts, digestKey: key,
+                                       clearAuditEntries: clear, applied: false)
+        plan.appleAnswers = Int(answers)
+        return plan
     }
 }
