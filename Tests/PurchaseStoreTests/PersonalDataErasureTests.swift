@@ -78,7 +78,7 @@ struct PersonalDataErasureTests {
     @Test(arguments: TestBackend.available) func entriesFromBeforeDigestsAreNamedNotRewritten(_ backend: TestBackend) throws {
         let f = try BackendLedgerFixture(backend)
         try f.ledger.addCustomer("bob", isTester: false, operatorName: "mei")
-        // An entry as receiptdesk wrote them before migration 0012: the email in clear.
+        // An entry as receiptdesk wrote them before migration 0014: the email in clear.
         let old = try f.database.writeTransaction {
             try AuditLog.append(f.database, at: f.now, operatorName: "mei", action: "customer-contact", target: "customer:bob",
                                 details: .object([("displayName", .null), ("email", .string("bob@example.com"))]))
