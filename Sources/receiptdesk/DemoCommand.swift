@@ -52,12 +52,28 @@ enum DemoCommand {
         let state = try SimulatorStateDirectory.open(folder.appendingPathComponent("simulator"), bundleId: DemoCatalogue.bundleId,
                                                      appAppleId: configuration.appAppleId ?? 1_234_567_890)
         var scenario = DemoScenario(state: state, now: Date())
-        // One change of the simulator's state directory, saved before it returns.
-        let events = try state.change { try scenario.build(customers: customers) }
-
         let trust = try AppleConnection.trust(configuration, extraAnchors: [], extraIntermediates: [])
         let ledger = PurchaseLedger(database: try PurchaseDatabase.open(path), configuration: configuration,
                                     verifier: ReceiptVerifier(trust: trust, configuration: configuration))
+        var imported = 0
+        // One change of the simulator's state directory, saved before it returns; each part of
+        // the events goes into the ledger as soon as it is minted.
+        try state.change {
+            try scenario.build(customers: customers) { events in
+                imported += try apply(events, to: ledger, operatorName: operatorName)
+            }
+        }
+        let counts = try ["customers", "orders", "receipts", "transactions", "conflicts", "audit_log"].map { table in
+            "\(try ledger.database.queryFirst("SELECT count(*) AS n FROM \(table)", [])?.int("n") ?? 0) \(table.replacingOccurrences(of: "_log", with: " entries"))"
+        }
+        print("demo database \(path): " + counts.joined(separator: ", ") +
+              String(format: " (%d artefacts imported in %.1f s)", imported, Date().timeIntervalSince(started)))
+        print("config \(configPath): Apple is the built-in simulator (state in \(folder.appendingPathComponent("simulator").path))")
+        return .ok
+    }
+
+    /// Applies demo events to the ledger, in order; returns how many artefacts were imported.
+    static func apply(_ events: [DemoEvent], to ledger: PurchaseLedger, operatorName: String) throws -> Int {
         var imported = 0
         for event in events {
             switch event {
@@ -78,13 +94,7 @@ enum DemoCommand {
                 }
             }
         }
-        let counts = try ["customers", "orders", "receipts", "transactions", "conflicts", "audit_log"].map { table in
-            "\(try ledger.database.queryFirst("SELECT count(*) AS n FROM \(table)", [])?.int("n") ?? 0) \(table.replacingOccurrences(of: "_log", with: " entries"))"
-        }
-        print("demo database \(path): " + counts.joined(separator: ", ") +
-              String(format: " (%d artefacts imported in %.1f s)", imported, Date().timeIntervalSince(started)))
-        print("config \(configPath): Apple is the built-in simulator (state in \(folder.appendingPathComponent("simulator").path))")
-        return .ok
+        return imported
     }
 
     /// Writes the demo config and its test secrets; returns the config's path.

@@ -37,6 +37,15 @@ public struct DemoScenario {
 
     /// The events for `customers` customers (at least 20).
     public mutating func build(customers: Int) throws -> [DemoEvent] {
+        var all: [DemoEvent] = []
+        try build(customers: customers) { all += $0 }
+        return all
+    }
+
+    /// The same events, handed to `flush` a part at a time (every `partSize` customers, then the
+    /// rest), in order: a large demo is imported as it is minted and never held whole (its
+    /// receipts and notification bodies were most of its memory).
+    public mutating func build(customers: Int, partSize: Int = 500, flush: ([DemoEvent]) throws -> Void) throws {
         let count = max(20, customers)
         events = []
         for index in 0..<count {
@@ -52,6 +61,10 @@ public struct DemoScenario {
             case 8: try seasonPassBuyer(customer)
             default: try subscriber(customer, renewals: 0, refunded: false, expired: true)
             }
+            if (index + 1) % max(1, partSize) == 0 {
+                try flush(events)
+                events = []
+            }
         }
         try appReview()
         try sharedAccount()
@@ -64,7 +77,8 @@ public struct DemoScenario {
             let (name, email) = Self.contact(index)
             events.append(.contact(customer: customer, name: index < Self.names.count ? customer : name, email: email))
         }
-        return events
+        try flush(events)
+        events = []
     }
 
     func date(daysAgo: Double) -> Date { now.addingTimeInterval(-daysAgo * Self.day) }
