@@ -52,6 +52,34 @@ struct PagerTests {
         if case .pager = c.state.mode { Issue.record("Esc kept the pager open") }
     }
 
+    /// Issue 29: `/` starts a new query (it appended to the last one) and a stale "not found" leaves.
+    @Test func thePagersSlashStartsANewQueryAndAStaleNotFoundLeaves() throws {
+        let f = try ConsoleFixture()
+        let (c, screen) = f.console(size: ScreenSize(rows: 24, columns: 80))
+        c.press(.character("3"), .character("v"), on: screen)
+        c.press(.character("/"), on: screen)
+        c.typeText("nowhere-at-all", on: screen)
+        c.press(.enter, on: screen)
+        #expect(screen.text.contains("✗ not found"), "\(screen.text)")
+        c.press(.character("/"), on: screen)
+        #expect(!screen.text.contains("not found"), "the old not found stayed: \(screen.text)")
+        guard case .pager(let asking) = c.state.mode, case .search(let field)? = asking.prompt else {
+            Issue.record("no search prompt: \(c.state.mode)")
+            return
+        }
+        #expect(field.text.isEmpty, "the prompt kept the last query: \(field.text)")
+        c.typeText("customer", on: screen)
+        c.press(.enter, on: screen)
+        guard case .pager(let found) = c.state.mode else { Issue.record("the pager closed"); return }
+        #expect(found.search == "customer", "the query appended to the last one: \(found.search)")
+        #expect(found.matchLine != nil && !screen.text.contains("not found"), "\(screen.text)")
+        // A not found, then any other key: it leaves too.
+        c.press(.character("/"), on: screen)
+        c.typeText("zzzz", on: screen)
+        c.press(.enter, .character("j"), on: screen)
+        #expect(!screen.text.contains("not found"), "\(screen.text)")
+    }
+
     @Test func aRowReadsWithEveryFieldUncut() throws {
         let f = try ConsoleFixture()
         let clipboard = Clipboard()

@@ -1,11 +1,13 @@
 import Foundation
 
 /// Keys in the pager: j/k ↑↓ PgUp/PgDn g/G scroll, w wraps or not, / searches and n finds the
-/// next match, y copies the whole value to the terminal's clipboard (OSC 52), s saves it to a
+/// next match (`/` always starts a new query), y copies the whole value to the terminal's clipboard (OSC 52), s saves it to a
 /// file (not a value shown once), Esc or q closes.
 enum PagerLogic {
     static func handleKey(_ state: inout ConsoleState, _ pager: PagerState, _ key: KeyEvent) -> [ConsoleEffect] {
         var pager = pager
+        // A "not found" (or any error) from before is stale once another key is pressed.
+        ConsoleReducer.clearStaleError(&state)
         if let prompt = pager.prompt { return handlePrompt(&state, &pager, prompt, key) }
         let page = max(1, state.size.rows - 6)
         switch key {
@@ -23,7 +25,7 @@ enum PagerLogic {
             pager.scroll = 0
         case .mouse(let m) where m.kind == .wheelDown: pager.scroll += 3
         case .mouse(let m) where m.kind == .wheelUp: pager.scroll = max(0, pager.scroll - 3)
-        case .character("/"): pager.prompt = .search(TextField(pager.search))
+        case .character("/"): pager.prompt = .search(TextField())  // a new query; n repeats the last one
         case .character("n"):
             if let line = pager.nextMatch(after: pager.matchLine ?? -1, pager.search) {
                 pager.matchLine = line
@@ -50,6 +52,7 @@ enum PagerLogic {
         case (.search(let field), .enter):
             pager.prompt = nil
             pager.search = field.text
+            pager.matchLine = nil
             if let line = pager.nextMatch(after: -1, field.text) {
                 pager.matchLine = line
                 pager.scroll = line
