@@ -5,7 +5,8 @@ import AppStoreAPI
 import ReceiptCore
 import Testing
 
-/// Every view, at 80×24 and 160×48, in colour and monochrome, against the recorded snapshots.
+/// Every view, at 80×24 and 160×48 (those whose layout depends on the width also at 200×60), in
+/// colour and monochrome, against the recorded snapshots.
 @Suite("View snapshots", .serialized)
 struct SnapshotTests {
     static let sizes = [ScreenSize(rows: 24, columns: 80), ScreenSize(rows: 48, columns: 160)]
@@ -18,6 +19,8 @@ struct SnapshotTests {
         var gated = false
         /// Wait for the re-verification to finish before the snapshot.
         var settle = false
+        /// Also at 200×60 (the layouts that change with the width).
+        var alsoWide = false
         let drive: @Sendable (ConsoleController, ConsoleFixture) throws -> Void
 
         var description: String { name }
@@ -41,7 +44,9 @@ struct SnapshotTests {
         Scenario(name: "conflicts") { c, _ in c.handle(.character("5")) },
         // The oldest entry: later hashes cover receipt digests, which change with the test CA's keys.
         Scenario(name: "audit") { c, _ in c.handle(.character("6")); c.handle(.end) },
-        Scenario(name: "help") { c, _ in c.handle(.character("?")) },
+        Scenario(name: "help", alsoWide: true) { c, _ in c.handle(.character("?")) },
+        // The end of the help: every other mode's keys (the pager's w, n, s among them).
+        Scenario(name: "help-end", alsoWide: true) { c, _ in c.handle(.character("?")); for _ in 0..<8 { c.handle(.pageDown) } },
         Scenario(name: "filter-typing") { c, _ in c.handle(.character("/")); c.type("1000000359369424") },
         Scenario(name: "filter-applied") { c, _ in
             c.handle(.character("3")); c.handle(.character("/")); c.type("1000000359369424"); c.handle(.enter)
@@ -101,7 +106,11 @@ struct SnapshotTests {
         },
     ]
 
-    static let cases: [(Scenario, ScreenSize)] = scenarios.flatMap { scenario in sizes.map { (scenario, $0) } }
+    static let wide = ScreenSize(rows: 60, columns: 200)
+
+    static let cases: [(Scenario, ScreenSize)] = scenarios.flatMap { scenario in
+        (sizes + (scenario.alsoWide ? [wide] : [])).map { (scenario, $0) }
+    }
 
     @Test("snapshot", arguments: cases)
     func snapshot(_ scenario: Scenario, _ size: ScreenSize) async throws {

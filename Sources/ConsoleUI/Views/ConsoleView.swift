@@ -23,7 +23,7 @@ enum ConsoleView {
         PaneViews.drawDetail(state, on: screen)
         StatusBarView.draw(state, on: screen)
         switch state.mode {
-        case .help(let scroll): OverlayViews.drawHelp(state, scroll: scroll, on: screen)
+        case .help(let scroll): HelpView.draw(state, scroll: scroll, on: screen)
         case .form(let form): OverlayViews.drawForm(state, form, on: screen)
         case .confirm(let confirmation): OverlayViews.drawConfirm(state, confirmation, on: screen)
         case .quitConfirm: OverlayViews.drawQuitConfirm(state, on: screen)

@@ -1,29 +1,6 @@
-/// Boxes drawn over the panes: the help screen (from the binding table), forms, confirmations
+/// Boxes drawn over the panes (the help screen is `HelpView`): forms, confirmations
 /// that say exactly what will change, and the question before quitting during an action.
 enum OverlayViews {
-    static func drawHelp(_ state: ConsoleState, scroll: Int, on screen: Screen) {
-        let rows = KeyBindings.helpRows(readOnly: state.header.readOnly)
-        let rect = state.layout.overlay(maxColumns: 96, maxRows: rows.count + 4)
-        Frame.clear(screen, rect)
-        var title: StyledLine = [Span("Help", CellStyle(.accent, bold: true))]
-        if state.header.readOnly { title.append(Span("  read-only: changing actions are not available", CellStyle(.warning))) }
-        Frame.box(screen, rect, title: title, focused: true)
-        let inner = rect.inside
-        let visible = max(1, inner.rows - 1)
-        let first = min(scroll, max(0, rows.count - visible))
-        let keyWidth = min(22, inner.columns / 4)
-        let nameWidth = min(14, inner.columns / 6)
-        for (offset, row) in rows.dropFirst(first).prefix(visible).enumerated() {
-            let line: StyledLine = row.heading
-                ? [Span(" " + row.name, .heading)]
-                : [Span(" " + DisplayWidth.fit(row.keys, to: keyWidth), CellStyle(.accent, bold: true)),
-                   Span(DisplayWidth.fit(row.name, to: nameWidth), .bold), Span(" " + row.summary)]
-            screen.put(line, row: inner.row + offset, column: inner.column, width: inner.columns)
-        }
-        screen.put(" :name runs any of these by name · Esc closes", row: inner.row + inner.rows - 1, column: inner.column,
-                   style: .muted, maxWidth: inner.columns)
-    }
-
     static func drawForm(_ state: ConsoleState, _ form: FormState, on screen: Screen) {
         let rect = state.layout.overlay(maxColumns: 78, maxRows: form.fields.count * 3 + 6)
         Frame.clear(screen, rect)

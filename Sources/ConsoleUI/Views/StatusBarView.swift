@@ -42,12 +42,12 @@ enum StatusBarView {
     static func modeHints(_ state: ConsoleState) -> [(key: String, word: String)] {
         switch state.mode {
         case .browse, .filter, .command: return KeyBindings.hints(scopes: state.scopes, readOnly: state.header.readOnly)
-        case .help: return [("Esc", "close"), ("j/k", "scroll")]
-        case .pager: return [("Esc", "close"), ("/", "search"), ("y", "copy"), ("s", "save")]
-        case .form: return [("Tab", "next field"), ("←→", "choose"), ("Enter", "next / preview"), ("Esc", "cancel")]
-        case .confirm: return [("y", "apply"), ("n", "cancel: nothing changes")]
-        case .quitConfirm: return [("y", "quit"), ("n", "stay")]
-        case .refunds: return [("Enter", "review & send"), ("a", "answered too"), ("j/k", "move"), ("Esc", "close")]
+        case .help: return ModeKeys.hints(ModeKeys.help)
+        case .pager: return ModeKeys.hints(ModeKeys.pager)
+        case .form: return ModeKeys.hints(ModeKeys.form)
+        case .confirm: return ModeKeys.hints(ModeKeys.confirm)
+        case .quitConfirm: return ModeKeys.hints(ModeKeys.quitConfirm)
+        case .refunds: return ModeKeys.hints(ModeKeys.refunds)
         }
     }
 
