@@ -24,6 +24,32 @@ struct SearchConsoleTests {
         if case .filter = c.state.mode { Issue.record("a valid query left the prompt open") }
     }
 
+    /// Issue 29: `/evn:sandbox` said "no matches"; a misspelt qualifier is refused naming it, and
+    /// a word like a qualifier that is none is searched as text and named when nothing matches.
+    @Test func anUnknownQualifierIsNamed() throws {
+        let f = try ConsoleFixture()
+        let (c, screen) = f.console()
+        c.press(.character("/"), on: screen)
+        c.typeText("evn:sandbox", on: screen)
+        #expect(screen.lines[c.state.layout.promptRow].contains("✗ 'evn:' is not a qualifier: did you mean env:?"),
+                "\(screen.lines[c.state.layout.promptRow])")
+        c.press(.enter, on: screen)
+        guard case .filter = c.state.mode else { Issue.record("Enter on a misspelt qualifier closed the prompt"); return }
+        #expect(c.state.filter.isEmpty)
+        c.press(.escape, .character("/"), .control("u"), on: screen)
+        c.typeText("urn:nothing", on: screen)
+        c.press(.enter, on: screen)
+        #expect(c.state.filter.terms == ["urn:nothing"])
+        #expect(screen.text.contains("urn: is not a qualifier, searched as"), "\(screen.text)")
+        // Quoted, a qualifier's misspelling is searched as text, and the query reads back the same.
+        let quoted = try BrowseFilter(parsing: "\"evn:sandbox\" stauts")
+        #expect(quoted.terms == ["evn:sandbox", "stauts"] && quoted.notQualifiers.isEmpty)
+        #expect(try BrowseFilter(parsing: quoted.text) == quoted)
+        #expect(throws: StoreError.self) { try BrowseFilter(parsing: "stauts:open") }
+        #expect(throws: StoreError.self) { try BrowseFilter(parsing: "custmer:alice") }
+        #expect(try BrowseFilter(parsing: "urn:x").text == "urn:x")
+    }
+
     @Test func anOldErrorLeavesWithTheNextCommand() throws {
         let f = try ConsoleFixture()
         let (c, screen) = f.console()

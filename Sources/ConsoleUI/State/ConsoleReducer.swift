@@ -180,7 +180,7 @@ enum ConsoleReducer {
             return (table, count)
         }
         guard !found.isEmpty else {
-            state.message = StatusMessage(text: "no matches for / \(state.filter.text) in any list", kind: .info)
+            state.message = StatusMessage(text: "no matches for / \(state.filter.text) in any list" + notQualifierNote(state.filter), kind: .info)
             return []
         }
         let singular: [BrowseTable: String] = [.customers: "customer", .orders: "order", .transactions: "transaction", .receipts: "receipt",
@@ -197,6 +197,15 @@ enum ConsoleReducer {
         }
         state.message = StatusMessage(text: text, kind: .info)
         return effects
+    }
+
+    /// "; urn: is not a qualifier, searched as text (qualifiers: env, status, …)" when the search
+    /// holds a word written like a qualifier that is none, else "".
+    static func notQualifierNote(_ filter: BrowseFilter) -> String {
+        guard !filter.notQualifiers.isEmpty else { return "" }
+        let names = filter.notQualifiers.joined(separator: ", ")
+        return "; \(names) \(filter.notQualifiers.count == 1 ? "is" : "are") not a qualifier, searched as text (qualifiers: "
+            + BrowseFilter.qualifierNames.joined(separator: ", ") + ")"
     }
 
     static func clampDetailCursor(_ state: inout ConsoleState) {

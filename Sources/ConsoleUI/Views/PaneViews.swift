@@ -29,8 +29,10 @@ enum PaneViews {
             return
         }
         if list.rows.isEmpty {
-            let text = state.filter.isEmpty ? "nothing here yet" : "no matches for / \(state.filter.text)"
-            screen.put(text, row: layout.firstListRow, column: inner.column + 1, style: .muted, maxWidth: inner.columns - 1)
+            let text = state.filter.isEmpty ? "nothing here yet" : "no matches for / \(state.filter.text)" + ConsoleReducer.notQualifierNote(state.filter)
+            for (offset, line) in ConsoleFormat.wrap(text, width: inner.columns - 2).prefix(layout.listRows).enumerated() {
+                screen.put(line, row: layout.firstListRow + offset, column: inner.column + 1, style: .muted, maxWidth: inner.columns - 1)
+            }
         }
         let highlight = state.filter.highlightTexts
         for (index, row) in list.rows.prefix(layout.listRows).enumerated() {

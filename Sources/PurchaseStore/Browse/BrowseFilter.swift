@@ -37,6 +37,9 @@ public struct BrowseFilter: Sendable, Equatable {
     public var offer: String?
     /// `since:2024-01-01` (or a full RFC 3339 time): rows from that instant on (UTC midnight for a date).
     public var since: Date?
+    /// Terms written like a qualifier whose name is none (`urn:x`): searched as text, and named
+    /// when nothing matches ("urn: is not a qualifier").
+    public var notQualifiers: [String] = []
     /// `operator:mei`, `action:grant`, `target:customer:alice` (audit entries; the target by prefix).
     public var auditOperator: String?
     public var auditAction: String?
@@ -103,8 +106,8 @@ public struct BrowseFilter: Sendable, Equatable {
         guard words.count <= Self.maxWords else {
             throw StoreError(.invalidInput, "filter: \(words.count) words is more than a search may hold (\(Self.maxWords))")
         }
-        for word in words {
-            guard let colon = word.firstIndex(of: ":"), colon != word.startIndex else {
+        for (word, quoted) in words {
+            guard !quoted, let colon = word.firstIndex(of: ":"), colon != word.startIndex else {
                 terms.append(word)
                 continue
             }
@@ -145,8 +148,14 @@ public struct BrowseFilter: Sendable, Equatable {
             default:
                 let alias = ["transaction": "tx", "cust": "customer"][name] ?? name
                 guard let field = Field(rawValue: alias) else {
-                    // Not a qualifier: ids may contain colons ("urn:x"), so it is a term.
+                    // A misspelt qualifier (evn:) is refused; any other name is no qualifier, and
+                    // ids may contain colons ("urn:x"), so it is a term (named when nothing matches).
+                    if let meant = Self.qualifierMeant(name) {
+                        throw StoreError(.invalidInput, "filter: '\(name):' is not a qualifier: did you mean \(meant):? "
+                                         + "(qualifiers: \(Self.qualifierNames.joined(separator: ", ")); quote \"\(word)\" to search it as text)")
+                    }
                     terms.append(word)
+                    if name.allSatisfy(\.isLetter) { notQualifiers.append(name + ":") }
                     continue
                 }
                 fields.append(FieldMatch(field: field, value: value))
@@ -162,33 +171,42 @@ public struct BrowseFilter: Sendable, Equatable {
         return RFC3339.parse(text + "T00:00:00Z")
     }
 
-    /// Splits on spaces, keeping double-quoted words whole.
-    static func words(_ text: String) throws -> [String] {
-        var words: [String] = []
+    /// Splits on spaces, keeping double-quoted words whole (and saying which began with a quote:
+    /// such a word is always a term; `customer:"王 小明"` is a qualifier with a quoted value).
+    static func words(_ text: String) throws -> [(String, quoted: Bool)] {
+        var words: [(String, quoted: Bool)] = []
         var current = ""
         var quoted = false
         var hadQuotes = false
+        var startsQuoted = false
         for character in text {
             if character == "\"" {
+                if current.isEmpty && !hadQuotes { startsQuoted = true }
                 quoted.toggle()
                 hadQuotes = true
             } else if character.isWhitespace && !quoted {
-                if !current.isEmpty || hadQuotes { words.append(current) }
+                if !current.isEmpty || hadQuotes { words.append((current, startsQuoted)) }
                 current = ""
                 hadQuotes = false
+                startsQuoted = false
             } else {
                 current.append(character)
             }
         }
         guard !quoted else { throw StoreError(.invalidInput, "filter: a double quote is not closed") }
-        if !current.isEmpty || hadQuotes { words.append(current) }
-        return words.filter { !$0.isEmpty }
+        if !current.isEmpty || hadQuotes { words.append((current, startsQuoted)) }
+        return words.filter { !$0.0.isEmpty }
     }
 
     /// The filter written back as text (qualifiers after terms).
     public var text: String {
         func quote(_ s: String) -> String { s.contains(" ") ? "\"\(s)\"" : s }
-        var words = terms.map(quote) + fields.map { "\($0.field.rawValue):\(quote($0.value))" }
+        // A term with a colon is quoted unless it was written as one that is no qualifier (urn:x).
+        func term(_ s: String) -> String {
+            guard let colon = s.firstIndex(of: ":") else { return quote(s) }
+            return notQualifiers.contains(String(s[...colon]).lowercased()) && !s.contains(" ") ? s : "\"\(s)\""
+        }
+        var words = terms.map(term) + fields.map { "\($0.field.rawValue):\(quote($0.value))" }
         if let environment {
             words.append("env:" + (Self.environments.first { $0.value == environment && $0.key != "localtesting" }?.key ?? environment))
         }
