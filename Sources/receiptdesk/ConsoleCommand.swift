@@ -36,7 +36,9 @@ enum ConsoleCommand {
         // Changes are written on a connection of their own, off the screen's thread.
         if !readOnly { environment.writer = try options.openLedger() }
         environment.clipboard = { TerminalSession.copyToClipboard($0) }
-        environment.exportDirectory = FileManager.default.currentDirectoryPath  // case files and saved values land here
+        // Case files and saved values: the config's folder, else the XDG download folder; never the current directory.
+        environment.exportDirectory = ExportFolder.resolve(configured: options.configuration.console.exportFolder,
+                                                           environment: ProcessInfo.processInfo.environment, home: nil)?.path
         environment.timeZone = DisplayZone.operatorZone(configured: options.configuration.displayTimeZone,
                                                         environment: ProcessInfo.processInfo.environment)
         do {

@@ -122,13 +122,14 @@ final class ConsoleFixture {
     /// A console over the fixture's ledger on a virtual screen.
     func console(size: ScreenSize = ScreenSize(rows: 24, columns: 80), readOnly: Bool = false, apple: AppleService? = nil,
                  theme: Theme = .colour256, changes: ChangeNotifying? = nil, writer: PurchaseLedger? = nil,
-                 clipboard: (@Sendable (String) -> Bool)? = nil, timeZone: TimeZone = DisplayZone.utc) -> (ConsoleController, VirtualScreen) {
+                 clipboard: (@Sendable (String) -> Bool)? = nil, timeZone: TimeZone = DisplayZone.utc,
+                 exportDirectory: String? = nil) -> (ConsoleController, VirtualScreen) {
         let now = Self.now
         var environment = ConsoleEnvironment(ledger: ledger, apple: apple, operatorName: "mei", readOnly: readOnly,
                                              databaseLabel: "purchases.sqlite", clock: { now }, changes: changes)
         environment.writer = writer
         environment.clipboard = clipboard
-        environment.exportDirectory = directory.path
+        environment.exportDirectory = exportDirectory ?? directory.path
         environment.timeZone = timeZone
         let controller = ConsoleController(environment: environment, size: size)
         let screen = VirtualScreen(size: size, theme: theme)

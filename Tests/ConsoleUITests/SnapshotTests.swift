@@ -116,7 +116,9 @@ struct SnapshotTests {
     func snapshot(_ scenario: Scenario, _ size: ScreenSize) async throws {
         let fixture = try ConsoleFixture()
         let transport = scenario.apple.map { answer in ScriptedApple(gated: scenario.gated) { answer($0) } }
-        let (controller, _) = fixture.console(size: size, readOnly: scenario.readOnly, apple: try transport?.service())
+        // A fixed export folder: the help names it (no scenario writes a file).
+        let (controller, _) = fixture.console(size: size, readOnly: scenario.readOnly, apple: try transport?.service(),
+                                              exportDirectory: "/home/support/Downloads")
         try scenario.drive(controller, fixture)
         if scenario.settle { #expect(await controller.settle()) }
         Snapshot.check(scenario.name, controller, size: size)

@@ -139,7 +139,7 @@ struct ConfigurationParsingTests {
     @Test(arguments: [
         // Unknown keys, with their path.
         (#"{"bundleIDs": ["com.x"]}"#,
-         "config /etc/rd.json: bundleIDs: unknown key (did you mean 'bundleIds'?); known keys here: bundleIds, bundleId, appAppleId, products, sandbox, paidToFree, appStore, display, operators"),
+         "config /etc/rd.json: bundleIDs: unknown key (did you mean 'bundleIds'?); known keys here: bundleIds, bundleId, appAppleId, products, sandbox, paidToFree, appStore, display, operators, console"),
         (#"{"products": {"coins.100": {"entitlement": "coins", "type": "consumable", "unit": 5}}}"#,
          "config /etc/rd.json: products.coins.100.unit: unknown key (did you mean 'units'?); known keys here: entitlement, type, duration, units, name"),
         (#"{"sandbox": {"allowSandbx": true}}"#,

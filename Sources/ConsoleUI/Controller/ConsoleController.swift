@@ -38,6 +38,7 @@ public final class ConsoleController {
         state.subscriptionProducts = configuration.products.filter { $0.value.type == .autoRenewable }.map(\.key).sorted()
         state.now = environment.clock()
         state.displayZone = environment.timeZone
+        state.exportFolder = environment.exportDirectory
         if let changes = environment.changes {
             // Listen (or take the starting point) before the first read, so no change falls between.
             _ = try? environment.lock.run { _ in try changes.waitForChange(timeout: 0) }  // a failure shows on the first tick
@@ -179,6 +180,9 @@ public final class ConsoleController {
             guard let folder = environment.exportDirectory else {
                 return dispatch(.valueCopied(StatusMessage(text: "export: this console writes no files (no folder given)", kind: .error)))
             }
+            if let problem = ExportFolder.prepare(folder) {
+                return dispatch(.valueCopied(StatusMessage(text: "export refused: \(problem)", kind: .error)))
+            }
             do {
                 let file = try ledgerLock.run { try CaseFile(customer, ledger: $0, generatedBy: operatorName, now: now) }
                 let stem = (folder as NSString).appendingPathComponent(file.fileStem)
@@ -195,6 +199,9 @@ public final class ConsoleController {
                 return dispatch(.valueCopied(StatusMessage(text: "not saved: this console writes no files (no folder given)", kind: .error)))
             }
             let full = path.hasPrefix("/") || path.hasPrefix("~") ? path : (folder as NSString).appendingPathComponent(path)
+            if full.hasPrefix(folder + "/"), let problem = ExportFolder.prepare(folder) {
+                return dispatch(.valueCopied(StatusMessage(text: "not saved: \(problem)", kind: .error)))
+            }
             dispatch(.valueCopied(ValueOutput.write(text, to: full, label: label)))
         case .checkAudit:
             do {

@@ -36,9 +36,9 @@ public struct ConsoleEnvironment {
     public var clipboard: (@Sendable (String) -> Bool)?
     /// The zone the console shows times in (UTC unless the command sets the operator's).
     public var timeZone = DisplayZone.utc
-    /// Where `e` writes case files and where a value saved under a relative name goes; nil (the
-    /// default: tests, the fuzzer, the soak) writes no file at all. The terminal console sets the
-    /// current directory.
+    /// Where `e` writes case files and where a value saved under a relative name goes (made
+    /// when the first file is written); nil (the default: tests, the fuzzer, the soak) writes no
+    /// file at all. The terminal console sets `ExportFolder.resolve`'s, never the current directory.
     public var exportDirectory: String?
     /// How often, and at most how many times, a mass extension's progress is asked of Apple.
     public var applePollInterval: Duration = .seconds(5)

@@ -64,7 +64,7 @@ enum Command: String, CaseIterable, Sendable {
         case .view: return "read the whole value of the row or line (pager: scroll, wrap, /, save)"
         case .copy: return "copy the whole value of the row or line to the terminal's clipboard (OSC 52)"
         case .utc: return "show times in UTC, or back in your own zone"
-        case .export: return "export the customer as a case file for a ticket (Markdown and JSON files)"
+        case .export: return "export the customer as a case file for a ticket (Markdown and JSON files in the export folder)"
         case .appleStatus: return "ask Apple for the customer's subscription status (recorded)"
         case .extend: return "extend one of the customer's subscriptions at Apple (days, reason code, reason; preview)"
         case .setToken: return "set the app account token of the transaction's purchase at Apple (preview)"

@@ -34,7 +34,7 @@ enum ModeKeys {
         Key("/", "search: a new query (any case); Enter finds its first match", hint: "search"),
         Key("n", "next match of the search", hint: "next"),
         Key("y", "copy the whole value to the terminal's clipboard (OSC 52)", hint: "copy"),
-        Key("s", "save the value to a new file", hint: "save"),
+        Key("s", "save the value to a new file (a bare name goes to the export folder, which the help names)", hint: "save"),
         Key("Esc q", "close", hint: "close"),
     ])
 

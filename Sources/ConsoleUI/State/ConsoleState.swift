@@ -74,6 +74,8 @@ struct ConsoleState {
     /// The operator's zone for times (config `display.timeZone`, else `TZ`); `showUTC` overrides it.
     var displayZone = DisplayZone.utc
     var showUTC = false
+    /// Where files written by `e` and the pager's `s` go (nil: this console writes none).
+    var exportFolder: String?
     /// The zone times are drawn in now.
     var shownZone: TimeZone { showUTC ? DisplayZone.utc : displayZone }
     /// What is wrong with the audit chain, as `audit --verify` would say it (nil: intact or not checked).

@@ -25,9 +25,10 @@ enum HelpView {
             }
         }
         let more = perColumn > visible ? " · j/k PgDn scroll: \(first + 1)–\(min(perColumn, first + visible)) of \(perColumn)" : ""
-        let footer = " :name runs any command by name\(more) · Esc closes"
-        screen.put(DisplayWidth.of(footer) <= inner.columns ? footer : " Esc closes\(more)",
-                   row: inner.row + inner.rows - 1, column: inner.column, style: .muted, maxWidth: inner.columns)
+        let folder = state.exportFolder.map { " · files (e, s) go to \($0)" } ?? ""
+        let footers = [" :name runs any command by name\(folder)\(more) · Esc closes", " Esc closes\(folder)\(more)", " Esc closes\(more)"]
+        let footer = footers.first { DisplayWidth.of($0) <= inner.columns } ?? " Esc closes"
+        screen.put(footer, row: inner.row + inner.rows - 1, column: inner.column, style: .muted, maxWidth: inner.columns)
     }
 
     /// Where the second column starts: at the section heading that halves the lines best, so no

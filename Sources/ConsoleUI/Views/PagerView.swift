@@ -24,7 +24,8 @@ enum PagerView {
         case .search(let field)?:
             prompt("/", field.text, hint: "Enter finds (any case) · Esc cancels", row: bottom, inner: inner, on: screen)
         case .save(let field)?:
-            prompt("save to ", field.text, hint: "Enter writes a new file · Esc cancels", row: bottom, inner: inner, on: screen)
+            let folder = state.exportFolder.map { "in \($0) (a path from / or ~ goes there)" } ?? "(this console writes no files)"
+            prompt("save to ", field.text, hint: "Enter writes a new file \(folder) · Esc cancels", row: bottom, inner: inner, on: screen)
         case nil where pager.shownOnce:
             screen.put(" shown once, not kept: y copy (OSC 52) · j/k scroll · w wrap · Esc close (it is gone then)", row: bottom,
                        column: inner.column, style: CellStyle(.warning), maxWidth: inner.columns)

@@ -43,6 +43,8 @@ public struct StoreConfiguration: Sendable, Equatable {
     /// operator name its changes are audited under. Empty: any name goes (the database user is
     /// recorded beside it either way).
     public var operatorsByDatabaseUser: [String: String] = [:]
+    /// `console`: the terminal console's own settings (where it writes files).
+    public var console = ConsoleSettings()
 
     /// No bundle ids, an empty catalogue, sandbox purchases grant nothing, no paid-to-free rule.
     public static let defaults = StoreConfiguration()

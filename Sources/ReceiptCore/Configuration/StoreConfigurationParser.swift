@@ -5,7 +5,7 @@ import Foundation
 struct StoreConfigurationParser {
     let source: String
 
-    static let topLevelKeys = ["bundleIds", "bundleId", "appAppleId", "products", "sandbox", "paidToFree", "appStore", "display", "operators"]
+    static let topLevelKeys = ["bundleIds", "bundleId", "appAppleId", "products", "sandbox", "paidToFree", "appStore", "display", "operators", "console"]
     static let displayKeys = ["timeZone"]
     static let productKeys = ["entitlement", "type", "duration", "units", "name"]
     static let sandboxKeys = ["allowSandbox"]
@@ -30,6 +30,7 @@ struct StoreConfigurationParser {
         configuration.appStore = try AppStoreSettingsParser(source: source).parse(root["appStore"])
         configuration.displayTimeZone = try displayTimeZone(root["display"])
         configuration.operatorsByDatabaseUser = try operators(root["operators"])
+        configuration.console = try ConsoleSettingsParser(source: source).parse(root["console"])
         return configuration
     }
 
