@@ -21,7 +21,7 @@ enum ConflictsCommand {
         }
         print(conflicts.isEmpty ? "no \(all ? "" : "open ")conflicts" : "conflicts:")
         for c in conflicts {
-            var line = "  #\(c.conflictId)  transaction \(c.transactionId): owned by \(c.ownerCustomerId), claimed by \(c.claimantCustomerId) (receipt #\(c.receiptId ?? 0), \(RFC3339.format(c.openedAt)))  \(c.status)"
+            var line = "  #\(c.conflictId)  transaction \(c.transactionId): owned by \(c.ownerCustomerId), claimed by \(c.claimantCustomerId) (\(presented(c)), \(RFC3339.format(c.openedAt)))  \(c.status)"
             if let owner = c.resolvedOwner {
                 line += " for \(owner)" + (c.resolvedBy.map { " by \($0)" } ?? "") + (c.resolvedAt.map { " at \(RFC3339.format($0))" } ?? "")
                     + (c.resolutionReason.map { ": \($0)" } ?? "")
@@ -33,6 +33,15 @@ enum ConflictsCommand {
             for t in ambiguous { print("  \(t.transactionId)  \(t.productId)  customer \(t.customerId)") }
         }
         return .ok
+    }
+
+    /// "receipt #372" when the claimant's receipt is stored under them, else "presented receipt
+    /// #372, stored under cust-family-parent" (a receipt is stored once, under whoever presented
+    /// it first: the claimant presented the owner's).
+    static func presented(_ c: ConflictRecord) -> String {
+        guard let receipt = c.receiptId else { return "no receipt" }
+        guard let holder = c.receiptCustomerId, holder != c.claimantCustomerId else { return "receipt #\(receipt)" }
+        return "presented receipt #\(receipt), stored under \(holder)"
     }
 
     static func resolve(_ arguments: [String]) throws -> ExitStatus {

@@ -108,7 +108,12 @@ enum CustomerCommand {
             lines.append(line)
         }
         lines += ["", "receipts:"]
-        if s.receipts.isEmpty { lines.append("  none") }
+        // A receipt is stored once, under whoever presented it first: say where theirs went.
+        let presented = s.conflicts.filter { $0.claimantCustomerId == s.customerId && $0.receiptCustomerId.map { $0 != s.customerId } == true }
+        for c in presented {
+            lines.append("  #\(c.receiptId ?? 0) presented by them, stored under \(c.receiptCustomerId ?? "?") who presented it first (conflict #\(c.conflictId))")
+        }
+        if s.receipts.isEmpty && presented.isEmpty { lines.append("  none") }
         for r in s.receipts {
             lines.append("  #\(r.receiptId)  \(r.format)  \(r.environment.uppercased())  \(r.verdict)  imported \(date(r.importedAt)) by \(r.importedBy)  (\(r.source))")
         }

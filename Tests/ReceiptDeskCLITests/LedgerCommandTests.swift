@@ -295,7 +295,11 @@ struct LedgerCommandTests {
 
         let listed = try workspace.run(["conflicts"])
         #expect(listed.status == 0)
-        #expect(listed.stdout.hasPrefix("conflicts:\n  #1  transaction 6000000001: owned by henry, claimed by irene (receipt #1, "), "\(listed.stdout)")
+        // irene presented henry's receipt, stored once under henry: it is not "her" receipt (issue 29).
+        #expect(listed.stdout.hasPrefix("conflicts:\n  #1  transaction 6000000001: owned by henry, claimed by irene (presented receipt #1, stored under henry, "),
+                "\(listed.stdout)")
+        let ireneShown = try workspace.run(["customer", "show", "irene"])
+        #expect(ireneShown.stdout.contains("#1 presented by them, stored under henry who presented it first (conflict #1)"), "\(ireneShown.stdout)")
         #expect(listed.stdout.contains(")  open"), "\(listed.stdout)")
         let json = try workspace.run(["conflicts", "--json"]).jsonObject()
         #expect(json["ambiguousBindings"] is [Any])

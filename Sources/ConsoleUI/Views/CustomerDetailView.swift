@@ -75,7 +75,19 @@ enum CustomerDetailView {
         }
 
         lines.append(DetailLines.heading("Receipts"))
-        if s.receipts.isEmpty {
+        // Receipts they presented that are stored under someone else (who presented them first).
+        let presented = s.conflicts.filter { $0.claimantCustomerId == s.customerId && $0.receiptId != nil
+            && $0.receiptCustomerId != nil && $0.receiptCustomerId != s.customerId }
+        for conflict in presented {
+            guard let receipt = conflict.receiptId, let holder = conflict.receiptCustomerId else { continue }
+            lines += DetailLines.paragraph("#\(receipt) presented by them is stored under \(holder), who presented it first (conflict #\(conflict.conflictId))",
+                                           width: width, indent: 1, style: .plain, first: "▸ ").map {
+                var line = $0
+                line.action = .open(.receipt(receipt))
+                return line
+            }
+        }
+        if s.receipts.isEmpty && presented.isEmpty {
             lines += DetailLines.paragraph("no receipt on file: ask the customer to restore purchases so the app refreshes its receipt, then import it",
                                            width: width, indent: 1, style: CellStyle(.warning), first: "⚠ ")
         }
@@ -92,7 +104,8 @@ enum CustomerDetailView {
             lines.append(DetailLines.heading("Conflicts"))
             for conflict in s.conflicts {
                 let isOpen = conflict.status == "open"
-                let text = "#\(conflict.conflictId) transaction \(conflict.transactionId): owner \(conflict.ownerCustomerId), claimed by \(conflict.claimantCustomerId)"
+                let presented = conflict.receiptId.map { " (presented in receipt #\($0))" } ?? ""
+                let text = "#\(conflict.conflictId) transaction \(conflict.transactionId): owner \(conflict.ownerCustomerId), claimed by \(conflict.claimantCustomerId)\(presented)"
                 lines.append(DetailLine([Span(isOpen ? " ⚠ " : " ✓ ", CellStyle(isOpen ? .warning : .ok)),
                                          Span(DisplayWidth.truncate(text, to: max(10, width - 14))),
                                          Span(isOpen ? "  open" : "  resolved", CellStyle(isOpen ? .warning : .muted))],

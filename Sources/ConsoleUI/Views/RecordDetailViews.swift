@@ -102,7 +102,13 @@ enum RecordDetailViews {
             lines.append(line)
         }
         if let receipt = c.receiptId {
-            var line = DetailLines.field("claimant's receipt", [Span("#\(receipt)", .bold)])
+            // A receipt is stored once, under whoever presented it first: the claimant may have
+            // presented the owner's receipt, which then is not theirs.
+            var spans: StyledLine = [Span("#\(receipt)", .bold)]
+            if let holder = c.receiptCustomerId, holder != c.claimantCustomerId {
+                spans.append(Span("  stored under \(holder), who presented it first", .muted))
+            }
+            var line = DetailLines.field("presented in", spans)
             line.action = .open(.receipt(receipt))
             lines.append(line)
         }

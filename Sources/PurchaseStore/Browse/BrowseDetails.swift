@@ -119,7 +119,8 @@ extension Browser {
 
     /// One conflict by number.
     public func conflict(_ conflictId: Int64) throws -> ConflictRecord? {
-        try database.queryFirst("SELECT * FROM conflicts WHERE conflict_id = ?", [.integer(conflictId)]).map(PurchaseLedger.conflictRecord)
+        try database.queryFirst("SELECT \(PurchaseLedger.conflictColumns) FROM conflicts k WHERE k.conflict_id = ?", [.integer(conflictId)])
+            .map(PurchaseLedger.conflictRecord)
     }
 
     /// One audit entry by sequence number.

@@ -18,7 +18,7 @@ extension PurchaseLedger {
             """, id).map(Self.receiptRecord)
         let grants = try database.query("SELECT * FROM grants WHERE customer_id = ? ORDER BY grant_id", id).map(Self.grantRecord)
         let conflicts = try database.query("""
-            SELECT * FROM conflicts WHERE claimant_customer_id = ? OR owner_customer_id = ? ORDER BY conflict_id
+            SELECT \(Self.conflictColumns) FROM conflicts k WHERE k.claimant_customer_id = ? OR k.owner_customer_id = ? ORDER BY k.conflict_id
             """, [.text(customerId), .text(customerId)]).map(Self.conflictRecord)
         var summary = CustomerSummary(customerId: customerId, isTester: customer.bool("is_tester"), orders: orders,
                                transactions: transactions, receipts: receipts, grants: grants,
@@ -39,7 +39,7 @@ extension PurchaseLedger {
 
     /// Conflicts, open ones only unless `includeResolved`.
     public func conflicts(includeResolved: Bool = false) throws -> [ConflictRecord] {
-        try database.query("SELECT * FROM conflicts \(includeResolved ? "" : "WHERE status = 'open'") ORDER BY conflict_id", [])
+        try database.query("SELECT \(Self.conflictColumns) FROM conflicts k \(includeResolved ? "" : "WHERE k.status = 'open'") ORDER BY k.conflict_id", [])
             .map(Self.conflictRecord)
     }
 
@@ -83,10 +83,14 @@ extension PurchaseLedger {
         ConflictRecord(conflictId: row.int("conflict_id") ?? 0, transactionId: row.string("transaction_id") ?? "",
                        ownerCustomerId: row.string("owner_customer_id") ?? "",
                        claimantCustomerId: row.string("claimant_customer_id") ?? "", receiptId: row.int("receipt_id"),
-                       openedAt: row.date("opened_at") ?? .distantPast, status: row.string("status") ?? "",
+                       receiptCustomerId: row.string("receipt_customer_id"), openedAt: row.date("opened_at") ?? .distantPast, status: row.string("status") ?? "",
                        resolvedOwner: row.string("resolved_owner"), resolvedBy: row.string("resolved_by"),
                        resolvedAt: row.date("resolved_at"), resolutionReason: row.string("resolution_reason"))
     }
+
+    /// The columns of a conflict with the customer its receipt is stored under
+    /// (`receipt_customer_id`), for `conflictRecord`: `SELECT \(conflictColumns) FROM conflicts k …`.
+    static let conflictColumns = "k.*, (SELECT r.customer_id FROM receipts r WHERE r.receipt_id = k.receipt_id) AS receipt_customer_id"
 
     /// The commitment stored with a transaction or subscription state; nil when none is.
     static func commitment(_ row: SQLRow) -> TransactionCommitment? {

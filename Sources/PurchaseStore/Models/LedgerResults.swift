@@ -121,7 +121,12 @@ public struct ConflictRecord: Sendable, Equatable {
     public let transactionId: String
     public let ownerCustomerId: String
     public let claimantCustomerId: String
+    /// The receipt the claimant presented. Receipts are stored once, under whoever presented
+    /// them first, so when the claimant presented the owner's receipt it is stored under the
+    /// owner (`receiptCustomerId`), not under the claimant.
     public let receiptId: Int64?
+    /// The customer that receipt is stored under (nil when not looked up, or no receipt).
+    public var receiptCustomerId: String? = nil
     public let openedAt: Date
     public let status: String
     public let resolvedOwner: String?
