@@ -74,12 +74,13 @@ final class ConsoleFixture {
                         expiresDate: expires.map(date), cancellationDate: cancelled.map(date), productTypeCode: type)
     }
 
-    /// alice: a monthly subscription renewed three times, coins, an order, a manual grant;
-    /// 王小明: a CJK product; bob: a sandbox receipt; carol claims bob's transaction (a conflict);
+    /// alice (Alice Liddell, with an email): a monthly subscription renewed three times, coins, an order, a manual grant;
+    /// 王小明: a CJK product; bob: a sandbox receipt (an email, no name); carol claims bob's transaction (a conflict);
     /// alice again: a newer receipt repeating a transaction (a duplicate callback);
     /// dave: a receipt with an empty purchase list.
     func populate() throws {
-        try ledger.addCustomer("alice", isTester: false, operatorName: "mei")
+        try ledger.addCustomer("alice", isTester: false, contact: CustomerContact(displayName: "Alice Liddell", email: "alice.liddell@example.com"),
+                               operatorName: "mei")
         _ = try ledger.createOrder("ORD-8812", customer: "alice", product: "com.example.coins.100", operatorName: "mei")
         let alice = try receipt([
             Self.purchase("1000000359369424", "com.example.pro.monthly", bought: "2025-02-01T00:00:00Z", expires: "2025-03-01T00:00:00Z", type: 3),
@@ -98,7 +99,7 @@ final class ConsoleFixture {
         _ = try ledger.importArtefact(wang, customer: "王小明", source: "app", operatorName: "li")
         let bob = try receipt([Self.purchase("2000000000000001", "com.example.pro.lifetime", bought: "2025-05-20T00:00:00Z")],
                               type: "ProductionSandbox", created: "2025-05-20T00:01:00Z")
-        _ = try ledger.addCustomer("bob", isTester: true, operatorName: "mei")
+        _ = try ledger.addCustomer("bob", isTester: true, contact: CustomerContact(email: "qa+bob@example.org"), operatorName: "mei")
         _ = try ledger.importArtefact(bob, customer: "bob", source: "app", operatorName: "mei")
         let shared = try receipt([Self.purchase("3000000000000001", "com.example.pro.lifetime", bought: "2025-05-21T00:00:00Z")],
                                  created: "2025-05-21T00:01:00Z")

@@ -66,7 +66,7 @@ struct DriverTests {
         c.press(.character(":"), on: screen)
         c.typeText("filter alice", on: screen)
         c.press(.enter, on: screen)
-        #expect(c.state.list.rows.count == 5, "add, three imports and the grant: the entries whose target is alice")
+        #expect(c.state.list.rows.count == 6, "add, her name and email, three imports and the grant: the entries whose target is alice")
         c.press(.character(":"), on: screen)
         c.typeText("quit", on: screen)
         c.press(.enter, on: screen)

@@ -27,13 +27,13 @@ struct SnapshotTests {
     }
 
     static let scenarios: [Scenario] = [
-        Scenario(name: "customers") { _, _ in },
+        Scenario(name: "customers", alsoWide: true) { _, _ in },
         Scenario(name: "customer-detail-focused") { c, _ in c.handle(.enter) },
         Scenario(name: "customer-cjk") { c, _ in c.handle(.end) },  // 王小明 sorts after the Latin ids
         Scenario(name: "customer-timeline") { c, _ in c.handle(.enter); c.handle(.end) },
-        Scenario(name: "orders") { c, _ in c.handle(.character("2")) },
-        Scenario(name: "transactions") { c, _ in c.handle(.character("3")); c.handle(.end) },
-        Scenario(name: "receipts") { c, _ in c.handle(.character("4")) },
+        Scenario(name: "orders", alsoWide: true) { c, _ in c.handle(.character("2")) },
+        Scenario(name: "transactions", alsoWide: true) { c, _ in c.handle(.character("3")); c.handle(.end) },
+        Scenario(name: "receipts", alsoWide: true) { c, _ in c.handle(.character("4")) },
         Scenario(name: "receipt-tree-focused") { c, _ in c.handle(.character("4")); c.handle(.enter); c.handle(.end) },
         Scenario(name: "receipt-expanded") { c, _ in
             c.handle(.character("4")); c.handle(.enter); c.handle(.character("*")); c.handle(.pageDown)
@@ -41,9 +41,9 @@ struct SnapshotTests {
         Scenario(name: "receipt-empty-in-app") { c, _ in c.handle(.character("4")); c.handle(.end) },
         Scenario(name: "receipt-duplicate-callback") { c, _ in c.handle(.character("4")); c.handle(.end); c.handle(.up) },
         Scenario(name: "receipt-sandbox") { c, _ in c.handle(.character("4")); for _ in 0..<3 { c.handle(.down) } },
-        Scenario(name: "conflicts") { c, _ in c.handle(.character("5")) },
+        Scenario(name: "conflicts", alsoWide: true) { c, _ in c.handle(.character("5")) },
         // The oldest entry: later hashes cover receipt digests, which change with the test CA's keys.
-        Scenario(name: "audit") { c, _ in c.handle(.character("6")); c.handle(.end) },
+        Scenario(name: "audit", alsoWide: true) { c, _ in c.handle(.character("6")); c.handle(.end) },
         Scenario(name: "help", alsoWide: true) { c, _ in c.handle(.character("?")) },
         // The end of the help: every other mode's keys (the pager's w, n, s among them).
         Scenario(name: "help-end", alsoWide: true) { c, _ in c.handle(.character("?")); for _ in 0..<8 { c.handle(.pageDown) } },
@@ -53,7 +53,9 @@ struct SnapshotTests {
         },
         Scenario(name: "filter-qualifier") { c, _ in c.handle(.character("/")); c.type("env:sandbox"); c.handle(.enter); c.handle(.character("4")) },
         // Case-insensitive prefix: "ALI" finds alice; the tab bar counts matches per tab.
-        Scenario(name: "search-prefix") { c, _ in c.handle(.character("/")); c.type("ALI"); c.handle(.enter) },
+        Scenario(name: "search-prefix", alsoWide: true) { c, _ in c.handle(.character("/")); c.type("ALI"); c.handle(.enter) },
+        // A search by an email fragment: the row shows the email first, the match marked (why it matched).
+        Scenario(name: "search-email", alsoWide: true) { c, _ in c.handle(.character("/")); c.type("qa+bob"); c.handle(.enter) },
         // What is wrong shows while the prompt is still open.
         Scenario(name: "search-invalid") { c, _ in c.handle(.character("/")); c.type("status:bogus") },
         // env: does not apply to the audit: the title says so, greyed, instead of "filtered".

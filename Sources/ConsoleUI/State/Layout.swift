@@ -14,7 +14,9 @@ struct Layout: Equatable {
     var promptRow: Int { size.rows - 2 }
     var hintRow: Int { size.rows - 1 }
 
-    var listWidth: Int { min(64, max(34, size.columns * 2 / 5)) }
+    /// Half a narrow screen (40 of 80 columns: an id, a name and the environment fit), two
+    /// fifths of a wide one, at most 96.
+    var listWidth: Int { size.columns < 100 ? max(34, size.columns / 2) : min(96, size.columns * 2 / 5) }
 
     var listRect: Rect { Rect(row: 2, column: 0, rows: size.rows - 4, columns: listWidth) }
     var detailRect: Rect { Rect(row: 2, column: listWidth, rows: size.rows - 4, columns: size.columns - listWidth) }

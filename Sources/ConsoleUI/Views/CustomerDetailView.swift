@@ -63,14 +63,16 @@ enum CustomerDetailView {
                                        Span("  " + ConsoleFormat.date(order.createdAt), .muted)],
                                     action: .open(.order(order.orderId))))
             for transaction in byOrder[order.orderId] ?? [] {
-                lines.append(transactionLine(transaction, prefix: "   └ ", width: width, highlight: highlight))
+                lines += wrapped(transactionLine(transaction, prefix: "   └ ", width: width, highlight: highlight), width: width, indent: 6)
             }
             if let reason = order.failureReason { lines.append(DetailLine([Span("   ✗ " + reason, CellStyle(.danger))])) }
         }
         let unbound = s.transactions.filter { $0.orderId == nil }
         if !unbound.isEmpty {
             lines.append(DetailLines.heading("Transactions bound to no order", "\(unbound.count)"))
-            for transaction in unbound.prefix(200) { lines.append(transactionLine(transaction, prefix: " ", width: width, highlight: highlight)) }
+            for transaction in unbound.prefix(200) {
+                lines += wrapped(transactionLine(transaction, prefix: " ", width: width, highlight: highlight), width: width, indent: 3)
+            }
             if unbound.count > 200 { lines.append(DetailLine([Span("  … \(unbound.count - 200) more: see the Transactions tab", .muted)])) }
         }
 
@@ -134,6 +136,17 @@ enum CustomerDetailView {
         return lines
     }
 
+    /// A line too long for the pane continues on the next ones (a date is never cut after
+    /// "expires"), each opening what the line does.
+    static func wrapped(_ line: DetailLine, width: Int, indent: Int) -> [DetailLine] {
+        guard line.spans.width > width else { return [line] }
+        return Columns.wrap(line.spans, width: width, indent: indent).map { wrapped in
+            var spans = wrapped
+            if let last = spans.last, last.text.allSatisfy({ $0 == " " }) { spans.removeLast() }  // the padding
+            return DetailLine(spans, action: line.action)
+        }
+    }
+
     static func transactionLine(_ t: TransactionRecord, prefix: String, width: Int, highlight: [String]) -> DetailLine {
         // What says something is wrong comes right after the id, so a narrow pane cuts the
         // product and the dates, never the refund, the conflict or the environment.
@@ -147,7 +160,7 @@ enum CustomerDetailView {
         spans += [Span("  ")] + ConsoleFormat.highlighted(t.productId, .plain, highlight)
         if t.quantity > 1 { spans.append(Span(" ×\(t.quantity)")) }
         if let date = t.purchaseDate { spans.append(Span("  " + ConsoleFormat.date(date), .muted)) }
-        if let expires = t.expiresDate { spans.append(Span("  expires " + ConsoleFormat.date(expires), .muted)) }
+        if let expires = t.expiresDate { spans.append(Span("  expires\u{00A0}" + ConsoleFormat.date(expires), .muted)) }
         if let plan = t.billingPlanType {
             spans.append(Span("  " + BillingPlanType.describe(plan) + (t.commitment?.billingPeriodNumber.map { " \($0)/\(t.commitment?.totalBillingPeriods.map(String.init) ?? "?")" } ?? ""), .muted))
         }

@@ -2,41 +2,43 @@ import Foundation
 import PurchaseStore
 import ReceiptCore
 
-/// One list row as columns, per tab, narrowed for small panes by leaving out the least
-/// important columns first; filter matches are highlighted.
+/// One list row as cells, per tab, and each tab's columns (`ListColumns` lays them out for the
+/// page and the width: ids whole, the least important columns leaving a narrow pane first).
+/// Filter matches are highlighted, and a customer's name and email show beside the id, the
+/// email first when that is where the search matched.
 enum ListRowFormatter {
-    /// The column heading of `table` at `width`.
-    static func heading(_ table: BrowseTable, width: Int) -> StyledLine {
-        let wide = width >= 50
-        let cells: [Columns.Cell]
+    /// The columns of `table`.
+    static func columns(_ table: BrowseTable) -> [ListColumns.Column] {
         switch table {
         case .customers:
-            cells = [.init("customer", .muted, nil), .init("tx", .muted, 5, right: true)]
-                + (wide ? [.init("entitled", .muted, 12)] : []) + [.init("env", .muted, 10)]
+            return [.init("customer", cap: 32), .init("name", cut: 6, cap: 60, drop: 2, grows: true), .init("tx", drop: 3, right: true),
+                    .init("entitled", cut: 8, cap: 24, drop: 4), .init("env", drop: 1)]
         case .orders:
-            cells = [.init("order", .muted, nil), .init("product", .muted, wide ? 18 : 12)]
-                + (wide ? [.init("customer", .muted, 12)] : []) + [.init("status", .muted, 8)]
+            return [.init("order", cap: 40), .init("product", cut: 7, cap: 48, drop: 2, grows: true), .init("customer", cut: 8, cap: 32, drop: 3),
+                    .init("status", drop: 1)]
         case .transactions:
-            cells = [.init("transaction", .muted, wide ? 16 : 12), .init("product", .muted, nil)]
-                + (wide ? [.init("customer", .muted, 12)] : []) + [.init("env", .muted, 10)]
+            return [.init("transaction", cap: 40), .init("product", cut: 7, cap: 48, drop: 2, grows: true),
+                    .init("customer", cut: 8, cap: 32, drop: 3), .init("env", drop: 1)]
         case .receipts:
-            cells = [.init("#", .muted, 5), .init("customer", .muted, nil)] + (wide ? [.init("format", .muted, 9)] : [])
-                + [.init("env", .muted, 10), .init(wide ? "verdict" : "ok", .muted, wide ? 9 : 2)]
+            return [.init("#"), .init("customer", cut: 8, cap: 32, drop: 2, grows: true), .init("format", drop: 4), .init("env", drop: 1),
+                    .init("verdict", drop: 3)]
         case .conflicts:
-            cells = [.init("#", .muted, 4), .init("transaction", .muted, nil)] + (wide ? [.init("owner → claimant", .muted, 24)] : [])
-                + [.init("status", .muted, 8)]
+            return [.init("#"), .init("transaction", cap: 40), .init("owner → claimant", cut: 16, cap: 64, drop: 2, grows: true),
+                    .init("status", drop: 1)]
         case .audit:
-            cells = [.init("#", .muted, 6)] + (wide ? [.init("at", .muted, 16), .init("operator", .muted, 8)] : [])
-                + [.init("action", .muted, wide ? 16 : 12), .init("target", .muted, nil)]
+            return [.init("#"), .init("at", drop: 4), .init("operator", cut: 8, cap: 16, drop: 5), .init("action", cap: 24, drop: 1),
+                    .init("target", cut: 8, cap: 80, drop: 2, grows: true)]
         }
-        return Columns.layout(cells, total: width)
     }
 
-    /// A row of the list at `width` columns.
-    static func row(_ row: BrowseRow, width: Int, highlight: [String]) -> StyledLine {
-        let wide = width >= 50
+    /// The cells of a row, one per column of its table.
+    static func cells(_ row: BrowseRow, highlight: [String]) -> [ListColumns.Cell] {
         func id(_ text: String, _ style: CellStyle = .plain) -> StyledLine { ConsoleFormat.highlighted(DisplayWidth.sanitized(text), style, highlight) }
-        let cells: [Columns.Cell]
+        func product(_ productId: String, suffix: StyledLine = []) -> ListColumns.Cell {
+            ListColumns.Cell(id(productId) + suffix) { width in
+                id(ConsoleFormat.product(productId, width: max(4, width - suffix.width))) + suffix
+            }
+        }
         switch row {
         case .customer(_, let c):
             var env: StyledLine
@@ -47,19 +49,19 @@ enum ListRowFormatter {
             } else {
                 env = [Span("–", .muted)]
             }
-            var entitled: StyledLine = c.activeEntitlements.isEmpty ? [Span("–", .muted)]
+            let entitled: StyledLine = c.activeEntitlements.isEmpty ? [Span("–", .muted)]
                 : [Span(c.activeEntitlements.joined(separator: ","), CellStyle(.ok)), Span(" ●", CellStyle(.ok))]
-            if c.openConflicts > 0 { entitled = [Span("⚠ ", CellStyle(.warning))] + entitled }
             var name = id(c.customerId, .bold)
             if c.isTester { name.append(Span(" T", CellStyle(.sandbox))) }
-            if c.openConflicts > 0 && !wide { name.append(Span(" ⚠", CellStyle(.warning))) }
+            if c.openConflicts > 0 { name.append(Span(" ⚠", CellStyle(.warning))) }
             let count = c.transactionCountCapped ? "\(c.transactionCount)+" : String(c.transactionCount)
-            cells = [.init(name, nil), .init(count, .plain, 5, right: true)]
-                + (wide ? [.init(entitled, 12)] : []) + [.init(env, 10)]
+            let (contact, core) = contact(c, highlight: highlight)
+            return [ListColumns.Cell(name), ListColumns.Cell(contact, core: core), ListColumns.Cell(count),
+                    ListColumns.Cell(entitled), ListColumns.Cell(env)]
         case .order(_, let o):
             let role: ColorRole = o.status == "paid" ? .ok : o.status == "pending" ? .warning : .danger
-            cells = [.init(id(o.orderId, .bold), nil), .init(id(ConsoleFormat.product(o.productId, width: wide ? 18 : 12)), wide ? 18 : 12)]
-                + (wide ? [.init(id(o.customerId), 12)] : []) + [.init(o.status, CellStyle(role), 8)]
+            return [ListColumns.Cell(id(o.orderId, .bold)), product(o.productId), ListColumns.Cell(id(o.customerId)),
+                    ListColumns.Cell(o.status, CellStyle(role))]
         case .transaction(_, let t):
             let r = t.record
             var env: StyledLine = [ConsoleFormat.badge(ConsoleFormat.environment(r.environment))]
@@ -67,33 +69,70 @@ enum ListRowFormatter {
                 env = r.isUpgraded == true ? [Span("↑ upgraded", CellStyle(.accent, bold: true))] : [Span("✗ refund", CellStyle(.danger, bold: true))]
             }
             if t.inOpenConflict { env = [Span("⚠ conflict", CellStyle(.warning, bold: true))] }
-            let idWidth = wide ? 16 : 12
-            let shown = DisplayWidth.of(r.transactionId) > idWidth ? ConsoleFormat.shortId(r.transactionId, idWidth) : r.transactionId
-            let productWidth = max(4, width - idWidth - 10 - 3 - (wide ? 13 : 0))
             // A family member's copy says so after its product (Family Sharing, not bought by them).
-            let family = r.isFamilyShared ? " family" : ""
-            cells = [.init(id(shown), idWidth),
-                     .init(id(ConsoleFormat.product(r.productId, width: max(4, productWidth - family.count))) + (family.isEmpty ? [] : [Span(family, CellStyle(.accent))]), nil)]
-                + (wide ? [.init(id(r.customerId), 12)] : []) + [.init(env, 10)]
+            let family: StyledLine = r.isFamilyShared ? [Span(" family", CellStyle(.accent))] : []
+            return [ListColumns.Cell(id(r.transactionId)), product(r.productId, suffix: family), ListColumns.Cell(id(r.customerId)), ListColumns.Cell(env)]
         case .receipt(_, let r):
             let record = r.record
             let env: StyledLine = r.environmentMismatch ? [ConsoleFormat.mismatch] : [ConsoleFormat.badge(ConsoleFormat.environment(record.environment))]
             let format = ["unified": "unified", "legacy": "legacy", "jws-transaction": "jws tx", "jws-renewal-info": "renewal",
                           "jws-app-transaction": "app tx", "notification": "notif", "verify-receipt-response": "answer"][record.format] ?? record.format
-            let verdict = ConsoleFormat.verdict(record.verdict)
-            let glyph = Span(String(verdict.text.prefix(1)), verdict.style)
-            cells = [.init(id("#\(record.receiptId)", .bold), 5), .init(id(record.customerId ?? "–"), nil)]
-                + (wide ? [.init(format, .muted, 9)] : []) + [.init(env, 10), .init([wide ? verdict : glyph], wide ? 9 : 2)]
+            return [ListColumns.Cell(id("#\(record.receiptId)", .bold)), ListColumns.Cell(id(record.customerId ?? "–")),
+                    ListColumns.Cell(format, .muted), ListColumns.Cell(env), ListColumns.Cell([ConsoleFormat.verdict(record.verdict)])]
         case .conflict(_, let c):
             let open = c.status == "open"
-            cells = [.init("#\(c.conflictId)", .bold, 4), .init(id(c.transactionId), nil)]
-                + (wide ? [.init(id(c.ownerCustomerId) + [Span(" → ", .muted)] + id(c.claimantCustomerId), 24)] : [])
-                + [.init(open ? "⚠ open" : "✓ done", CellStyle(open ? .warning : .muted), 8)]
+            return [ListColumns.Cell("#\(c.conflictId)", .bold), ListColumns.Cell(id(c.transactionId)),
+                    ListColumns.Cell(id(c.ownerCustomerId) + [Span(" → ", .muted)] + id(c.claimantCustomerId)),
+                    ListColumns.Cell(open ? "⚠ open" : "✓ done", CellStyle(open ? .warning : .muted))]
         case .audit(_, let a):
-            cells = [.init("#\(a.seq)", .bold, 6)] + (wide ? [.init(ConsoleFormat.dateTime(a.at), .muted, 16), .init(a.operatorName, .plain, 8)] : [])
-                + [.init(a.action, CellStyle(.accent), wide ? 16 : 12), .init(id(a.target), nil)]
+            return [ListColumns.Cell("#\(a.seq)", .bold), ListColumns.Cell(ConsoleFormat.dateTime(a.at), .muted), ListColumns.Cell(a.operatorName),
+                    ListColumns.Cell(a.action, CellStyle(.accent)), ListColumns.Cell(id(a.target))]
         }
-        return Columns.layout(cells, total: width)
+    }
+
+    /// A customer's name and email (muted), the email first when the search matched it and
+    /// not the name, so a row found by its email shows why; empty when the merchant gave neither.
+    /// Also the width of its first part (what must show before less important columns do).
+    static func contact(_ c: CustomerListRow, highlight: [String]) -> (StyledLine, Int) {
+        let name = c.displayName.flatMap { $0.isEmpty || $0 == c.customerId ? nil : DisplayWidth.sanitized($0) }
+        let email = c.email.flatMap { $0.isEmpty ? nil : DisplayWidth.sanitized($0) }
+        func matches(_ text: String?) -> Bool {
+            guard let text else { return false }
+            return highlight.contains { !$0.isEmpty && text.range(of: $0, options: [.caseInsensitive, .diacriticInsensitive]) != nil }
+        }
+        var parts: [StyledLine] = []
+        if let name { parts.append(ConsoleFormat.highlighted(name, .plain, highlight)) }
+        if let email {
+            let shown = ConsoleFormat.highlighted(email, .muted, highlight)
+            if matches(email) && !matches(name) && !matches(c.customerId) { parts.insert(shown, at: 0) } else { parts.append(shown) }
+        }
+        guard let first = parts.first else { return ([], 0) }
+        // What must show: the name, or the email the search matched; an email alone shows where it fits.
+        let core = name != nil || matches(email) ? first.width : 0
+        return (parts.dropFirst().reduce(first) { $0 + [Span("  ")] + $1 }, core)
+    }
+
+    /// One row laid out alone at `width` (its page's layout is `lines`).
+    static func row(_ row: BrowseRow, width: Int, highlight: [String]) -> StyledLine {
+        let table: BrowseTable
+        switch row {
+        case .customer: table = .customers
+        case .order: table = .orders
+        case .transaction: table = .transactions
+        case .receipt: table = .receipts
+        case .conflict: table = .conflicts
+        case .audit: table = .audit
+        }
+        return lines(table, rows: [row], width: width, highlight: highlight).rows.first ?? []
+    }
+
+    /// The heading and the rows of a page of `table`, laid out together at `width`.
+    static func lines(_ table: BrowseTable, rows: [BrowseRow], width: Int, highlight: [String]) -> (heading: StyledLine, rows: [StyledLine]) {
+        let columns = columns(table)
+        let cells = rows.map { self.cells($0, highlight: highlight) }
+        let widths = ListColumns.plan(columns, rows: cells, total: width)
+        return (ListColumns.heading(columns, widths: widths, total: width),
+                cells.map { ListColumns.line($0, columns: columns, widths: widths, total: width) })
     }
 
     /// Which badge a customer row shows when they have several: the least ordinary.

@@ -23,7 +23,10 @@ enum PaneViews {
         }
         Frame.box(screen, rect, title: title, focused: focused)
         let inner = rect.inside
-        screen.put(ListRowFormatter.heading(state.tab, width: inner.columns - 1), row: inner.row, column: inner.column + 1, width: inner.columns - 1)
+        let highlight = state.filter.highlightTexts
+        let shown = Array(list.rows.prefix(layout.listRows))
+        let laid = ListRowFormatter.lines(state.tab, rows: list.loaded ? shown : [], width: inner.columns - 1, highlight: highlight)
+        screen.put(laid.heading, row: inner.row, column: inner.column + 1, width: inner.columns - 1)
         if !list.loaded {
             screen.put("loading…", row: layout.firstListRow, column: inner.column + 1, style: .muted)
             return
@@ -34,10 +37,9 @@ enum PaneViews {
                 screen.put(line, row: layout.firstListRow + offset, column: inner.column + 1, style: .muted, maxWidth: inner.columns - 1)
             }
         }
-        let highlight = state.filter.highlightTexts
-        for (index, row) in list.rows.prefix(layout.listRows).enumerated() {
+        for (index, laidOut) in laid.rows.enumerated() {
             let screenRow = layout.firstListRow + index
-            var line = ListRowFormatter.row(row, width: inner.columns - 1, highlight: highlight)
+            var line = laidOut
             let selected = index == list.selected
             if selected && focused { line = Columns.restyle(line) { $0.reversed } }
             screen.put(selected ? "▸" : " ", row: screenRow, column: inner.column, style: CellStyle(.accent, bold: true))
