@@ -4,17 +4,26 @@ import Foundation
 import PurchaseStore
 import ReceiptCore
 
-/// `receiptdesk console [--db PATH|URL] [--config FILE] [--operator NAME] [--read-only]`: the
+/// `receiptdesk console [--db PATH|URL] [--config FILE] [--operator NAME] [--read-only] [--search TEXT]`: the
 /// terminal console over the purchase database (what `receiptdesk` opens on a terminal), a
 /// SQLite file or a PostgreSQL database (`postgres://…`). Apple is whatever the config names
 /// (the built-in simulator in the demo). With `--read-only` the database is opened read-only
 /// and no changing action is offered. The view is live: what other operators change shows
 /// within about a second (PostgreSQL LISTEN/NOTIFY; on SQLite the audit head is polled).
+/// `--search TEXT` opens at a search (the `/` grammar); the config's `console.keys` remaps keys.
 enum ConsoleCommand {
     static func run(_ arguments: [String]) throws -> ExitStatus {
         var args = Arguments(arguments)
         let options = try StoreOptions.take(&args)
         let readOnly = args.flag("--read-only")
+        // `--search TEXT` opens at that search, as if typed after `/` (checked before the terminal is taken).
+        let search = try args.value("--search")
+        let initialFilter: BrowseFilter?
+        do {
+            initialFilter = try search.map { try BrowseFilter(parsing: $0) }
+        } catch {
+            throw CommandFailure.usage("--search: " + ((error as? StoreError)?.reason ?? "\(error)"))
+        }
         _ = try args.finish(maxPositionals: 0)
         guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else {
             throw CommandFailure.usage("the console needs a terminal; in scripts use the subcommands (receiptdesk help)")
@@ -39,6 +48,12 @@ enum ConsoleCommand {
         // Case files and saved values: the config's folder, else the XDG download folder; never the current directory.
         environment.exportDirectory = ExportFolder.resolve(configured: options.configuration.console.exportFolder,
                                                            environment: ProcessInfo.processInfo.environment, home: nil)?.path
+        do {
+            try environment.remapKeys(options.configuration.console.keys)
+        } catch let failure as KeyMapError {
+            throw CommandFailure.usage(failure.description)
+        }
+        environment.initialFilter = initialFilter
         environment.timeZone = DisplayZone.operatorZone(configured: options.configuration.displayTimeZone,
                                                         environment: ProcessInfo.processInfo.environment)
         do {

@@ -39,13 +39,18 @@ public final class ConsoleController {
         state.now = environment.clock()
         state.displayZone = environment.timeZone
         state.exportFolder = environment.exportDirectory
+        state.bindings = environment.keyBindings
         if let changes = environment.changes {
             // Listen (or take the starting point) before the first read, so no change falls between.
             _ = try? environment.lock.run { _ in try changes.waitForChange(timeout: 0) }  // a failure shows on the first tick
         }
         run(.loadCounts)
         run(.checkAudit)
-        run(.loadList(.customers, ListRequest(cursor: .first, limit: state.layout.listRows, purpose: .replace(keepKey: nil))))
+        if let filter = environment.initialFilter, !filter.isEmpty {
+            for effect in ConsoleReducer.applyFilter(&state, filter) { run(effect) }
+        } else {
+            run(.loadList(.customers, ListRequest(cursor: .first, limit: state.layout.listRows, purpose: .replace(keepKey: nil))))
+        }
     }
 
     deinit {

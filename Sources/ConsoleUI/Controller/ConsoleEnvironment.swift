@@ -40,6 +40,17 @@ public struct ConsoleEnvironment {
     /// when the first file is written); nil (the default: tests, the fuzzer, the soak) writes no
     /// file at all. The terminal console sets `ExportFolder.resolve`'s, never the current directory.
     public var exportDirectory: String?
+    /// A search to open at (`console --search TEXT`), as if typed after `/`.
+    public var initialFilter: BrowseFilter?
+    /// The key bindings (`KeyMap.apply` remaps them from the config's `console.keys`).
+    var keyBindings = KeyBindings.all
+
+    /// Remaps keys as the config's `console.keys` says (command name → key names); the error
+    /// names the command and key that are wrong.
+    public mutating func remapKeys(_ keys: [String: [String]]) throws {
+        keyBindings = try KeyMap.apply(keys, to: KeyBindings.all)
+    }
+
     /// How often, and at most how many times, a mass extension's progress is asked of Apple.
     public var applePollInterval: Duration = .seconds(5)
     public var appleMaxPolls = 120

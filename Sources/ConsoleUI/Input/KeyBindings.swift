@@ -163,24 +163,24 @@ enum KeyBindings {
     ]
 
     /// The bindings in force: `scopes` in order of precedence, changing ones left out when read-only.
-    static func active(scopes: [BindingScope], readOnly: Bool) -> [KeyBinding] {
-        scopes.flatMap { scope in all.filter { $0.scope == scope } }.filter { !(readOnly && $0.command.changesData) }
+    static func active(scopes: [BindingScope], readOnly: Bool, table: [KeyBinding] = all) -> [KeyBinding] {
+        scopes.flatMap { scope in table.filter { $0.scope == scope && !$0.keys.isEmpty } }.filter { !(readOnly && $0.command.changesData) }
     }
 
     /// What `key` does under `scopes` (the first scope that binds it wins).
-    static func command(for key: KeyEvent, scopes: [BindingScope]) -> Command? {
+    static func command(for key: KeyEvent, scopes: [BindingScope], table: [KeyBinding] = all) -> Command? {
         // Changing actions are looked up even when read-only, so they can be refused out loud.
         for scope in scopes {
-            if let binding = all.first(where: { $0.scope == scope && $0.keys.contains(key) }) { return binding.command }
+            if let binding = table.first(where: { $0.scope == scope && $0.keys.contains(key) }) { return binding.command }
         }
         return nil
     }
 
     /// The status bar's hints for `scopes`: "key word" pairs, in table order, each command once.
-    static func hints(scopes: [BindingScope], readOnly: Bool) -> [(key: String, word: String)] {
+    static func hints(scopes: [BindingScope], readOnly: Bool, table: [KeyBinding] = all) -> [(key: String, word: String)] {
         var seen = Set<Command>()
         var hints: [(String, String)] = []
-        for binding in active(scopes: scopes, readOnly: readOnly) {
+        for binding in active(scopes: scopes, readOnly: readOnly, table: table) {
             guard let word = binding.hint, seen.insert(binding.command).inserted, let key = binding.keys.first else { continue }
             hints.append((key.description, word))
         }
@@ -189,12 +189,12 @@ enum KeyBindings {
 
     /// The help screen's rows: a heading per scope, then "keys  name  what it does"; then the
     /// mouse, then every other mode's keys (`ModeKeys`).
-    static func helpRows(readOnly: Bool) -> [(keys: String, name: String, summary: String, heading: Bool)] {
+    static func helpRows(readOnly: Bool, table: [KeyBinding] = all) -> [(keys: String, name: String, summary: String, heading: Bool)] {
         var rows: [(String, String, String, Bool)] = []
         let headings: [BindingScope: String] = [.global: "Everywhere", .list: "List pane", .detail: "Detail pane (receipt tree)",
                                                  .conflicts: "Conflicts tab"]
         for scope in BindingScope.allCases {
-            let bindings = active(scopes: [scope], readOnly: readOnly)
+            let bindings = active(scopes: [scope], readOnly: readOnly, table: table)
             guard !bindings.isEmpty else { continue }
             rows.append(("", headings[scope] ?? scope.rawValue, "", true))
             rows += bindings.map { ($0.keyLabel, $0.command.rawValue, $0.command.summary, false) }

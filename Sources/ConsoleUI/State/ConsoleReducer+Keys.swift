@@ -85,7 +85,7 @@ extension ConsoleReducer {
         if case .mouse(let mouse) = key { return handleMouse(&state, mouse) }
         if key == .escape, state.applying != nil { return [.cancelApply] }
         if key == .escape, state.job != nil { return run(&state, .cancel) }
-        guard let command = KeyBindings.command(for: key, scopes: state.scopes) else { return [] }
+        guard let command = KeyBindings.command(for: key, scopes: state.scopes, table: state.bindings) else { return [] }
         clearStaleError(&state)
         return run(&state, command)
     }

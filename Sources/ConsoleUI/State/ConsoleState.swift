@@ -74,6 +74,8 @@ struct ConsoleState {
     /// The operator's zone for times (config `display.timeZone`, else `TZ`); `showUTC` overrides it.
     var displayZone = DisplayZone.utc
     var showUTC = false
+    /// The binding table in force: `KeyBindings.all` with the config's remapped keys (`KeyMap`).
+    var bindings = KeyBindings.all
     /// Where files written by `e` and the pager's `s` go (nil: this console writes none).
     var exportFolder: String?
     /// The zone times are drawn in now.

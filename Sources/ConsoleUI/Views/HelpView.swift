@@ -3,7 +3,7 @@
 /// cut; on a wide screen the rows flow into two columns so less of it needs scrolling.
 enum HelpView {
     static func draw(_ state: ConsoleState, scroll: Int, on screen: Screen) {
-        let rows = KeyBindings.helpRows(readOnly: state.header.readOnly)
+        let rows = KeyBindings.helpRows(readOnly: state.header.readOnly, table: state.bindings)
         // The whole screen but the hint row.
         let rect = Rect(row: 0, column: 0, rows: max(3, state.size.rows - 1), columns: state.size.columns)
         Frame.clear(screen, rect)
@@ -26,7 +26,8 @@ enum HelpView {
         }
         let more = perColumn > visible ? " · j/k PgDn scroll: \(first + 1)–\(min(perColumn, first + visible)) of \(perColumn)" : ""
         let folder = state.exportFolder.map { " · files (e, s) go to \($0)" } ?? ""
-        let footers = [" :name runs any command by name\(folder)\(more) · Esc closes", " Esc closes\(folder)\(more)", " Esc closes\(more)"]
+        let footers = [" :name runs any command by name · keys: config console.keys\(folder)\(more) · Esc closes",
+                       " :name runs any command by name\(folder)\(more) · Esc closes", " Esc closes\(folder)\(more)", " Esc closes\(more)"]
         let footer = footers.first { DisplayWidth.of($0) <= inner.columns } ?? " Esc closes"
         screen.put(footer, row: inner.row + inner.rows - 1, column: inner.column, style: .muted, maxWidth: inner.columns)
     }

@@ -41,7 +41,7 @@ enum StatusBarView {
     /// The hints for the current mode: the binding table's while browsing, a form's own keys otherwise.
     static func modeHints(_ state: ConsoleState) -> [(key: String, word: String)] {
         switch state.mode {
-        case .browse, .filter, .command: return KeyBindings.hints(scopes: state.scopes, readOnly: state.header.readOnly)
+        case .browse, .filter, .command: return KeyBindings.hints(scopes: state.scopes, readOnly: state.header.readOnly, table: state.bindings)
         case .help: return ModeKeys.hints(ModeKeys.help)
         case .pager: return ModeKeys.hints(ModeKeys.pager)
         case .form: return ModeKeys.hints(ModeKeys.form)

@@ -88,7 +88,9 @@ extension CommandTable {
         ], database: true, examples: ["receiptdesk reverify --all --concurrency 8"]),
         CommandSpec(path: "console", arguments: "", summary: "the terminal console over the purchase database (what receiptdesk opens on a terminal)", options: [
             .flag("--read-only", "no changing action; the database opened read-only"),
-        ], database: true, examples: ["receiptdesk console --db .build/demo/purchases.sqlite --config .build/demo/config.json"]),
+            .value("--search", "TEXT", "open at this search, as if typed after / (the same words and qualifiers)", example: "--search \"ada env:sandbox\""),
+        ], database: true, examples: ["receiptdesk console --db .build/demo/purchases.sqlite --config .build/demo/config.json",
+                                      "receiptdesk console --search ada"]),
         CommandSpec(path: "serve", arguments: "--tokens FILE", summary: "the live service: purchases, Apple's notifications, entitlements, health and metrics over HTTP", options: [
             .value("--listen", "HOST:PORT", "where to listen (plain HTTP; TLS belongs to a proxy)", default: "127.0.0.1:8080", example: "--listen 10.0.0.5:8080"),
             .value("--tokens", "FILE", "the clients' bearer tokens (serve token add)", default: "$RECEIPTDESK_SERVE_TOKENS", example: "--tokens /etc/receiptdesk/serve-tokens"),
