@@ -62,6 +62,8 @@ struct SnapshotTests {
         Scenario(name: "search-not-applicable") { c, _ in
             c.handle(.character("6")); c.handle(.character("/")); c.type("env:sandbox"); c.handle(.enter); c.handle(.end)
         },
+        // Space tags alice and bob: marks in the list, the count in its title.
+        Scenario(name: "tagged", alsoWide: true) { c, _ in c.handle(.character(" ")); c.handle(.character(" ")) },
         Scenario(name: "command-line") { c, _ in c.handle(.character(":")); c.type("gra") },
         Scenario(name: "grant-form") { c, _ in c.handle(.character("g")); c.handle(.right); c.handle(.tab); c.type("P30D") },
         Scenario(name: "grant-empty-reason") { c, _ in

@@ -42,6 +42,12 @@ struct ChangeGuard {
         // again under its lock and leaves out whoever was granted meanwhile.
         case .importArtefact, .apple, .note, .grantBatch:
             return .none
+        case .many(let changes):
+            for change in changes {
+                let each = try snapshot(change, database: database)
+                rows += each.rows
+                sets += each.sets
+            }
         }
         return ChangeGuard(rows: rows, sets: sets)
     }

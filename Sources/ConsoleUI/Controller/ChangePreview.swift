@@ -10,6 +10,18 @@ enum ChangePreview {
         switch change {
         case .apple(let request):
             return try ApplePreview.prepare(request, ledger: ledger, now: now).0
+        case .many(let changes):
+            // One preview of every change: each checked as it would be alone (the first refusal names its customer).
+            var fixed: [PendingChange] = []
+            var lines: [StyledLine] = [[Span("\(changes.count) changes, one per tagged customer, applied together (all or none), each once:", .bold)], []]
+            for change in changes {
+                let each = try confirmation(change, ledger: ledger, operatorName: operatorName, now: now)
+                fixed.append(each.change)
+                lines += each.lines.prefix(2)
+            }
+            lines += [[], [Span("Writes: ", .muted), Span("\(changes.count) × what one writes, each with its own audit entry, in one transaction")]]
+            return Confirmation(change: .many(fixed), title: "\(changes.first?.name.capitalized ?? "Change"): confirm for \(changes.count) customers",
+                                lines: lines)
         case .grant(let customer, let entitlement, let end, let reason):
             let until: Date?
             switch end {

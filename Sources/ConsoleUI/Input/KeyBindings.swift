@@ -19,6 +19,7 @@ enum Command: String, CaseIterable, Sendable {
     case note, report
     case erase
     case grantBatch = "grant-batch"
+    case tag, untag
 
     /// Whether it changes the database (absent and refused in read-only mode). Re-verifying
     /// records Apple's answer and applies what Apple knows, so it counts.
@@ -78,6 +79,8 @@ enum Command: String, CaseIterable, Sendable {
         case .report: return "the team report: this week and this month, sparklines per day (pager)"
         case .note: return "add a note on the customer (shown to the whole team, in the case file; audited)"
         case .offer: return "sign a promotional or win-back offer for one of the customer's subscriptions (preview; shown once, not kept)"
+        case .tag: return "tag the row (or untag it) and go to the next: g then grants to every tagged row's customer, with one preview"
+        case .untag: return "untag every row of the tab"
         }
     }
 }
@@ -125,6 +128,8 @@ enum KeyBindings {
         KeyBinding(keys: [.character("5")], command: .conflicts, scope: .global, hint: nil),
         KeyBinding(keys: [.character("6")], command: .audit, scope: .global, hint: nil),
         KeyBinding(keys: [.enter, .character("l"), .right], command: .open, scope: .list, hint: "open"),
+        KeyBinding(keys: [.character(" ")], command: .tag, scope: .list, hint: nil),
+        KeyBinding(keys: [.character("U")], command: .untag, scope: .list, hint: nil),
         KeyBinding(keys: [.enter, .character(" ")], command: .toggle, scope: .detail, hint: "fold"),
         KeyBinding(keys: [.character("l"), .right], command: .expand, scope: .detail, hint: nil),
         KeyBinding(keys: [.character("h"), .left], command: .collapse, scope: .detail, hint: nil),

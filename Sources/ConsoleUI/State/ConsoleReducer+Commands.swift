@@ -92,6 +92,20 @@ extension ConsoleReducer {
         case .report:
             state.message = StatusMessage(text: "reading the team report…", kind: .info)
             return [.loadReport]
+        case .tag:
+            guard let row = state.list.selectedRow else { return [] }
+            var tagged = state.tags[state.tab] ?? []
+            if let index = tagged.firstIndex(where: { $0.key == row.key }) { tagged.remove(at: index) } else { tagged.append(row) }
+            state.tags[state.tab] = tagged.isEmpty ? nil : tagged
+            let customers = state.taggedCustomers.count
+            state.message = StatusMessage(text: tagged.isEmpty ? "no row tagged"
+                                          : "\(tagged.count) tagged (\(customers) customer\(customers == 1 ? "" : "s")): g grants to each once, with one preview · U untags",
+                                          kind: .info)
+            return moveInList(&state, .down)
+        case .untag:
+            state.tags[state.tab] = nil
+            state.message = StatusMessage(text: "no row tagged", kind: .info)
+            return []
         case .reverify: return startReverify(&state)
         case .grant, .revoke, .restore, .resolve, .importArtefact, .note, .erase, .grantBatch: return FormLogic.open(&state, command)
         case .appleStatus, .extend, .setToken, .history, .lookupOrder, .massExtend, .notifications, .refunds, .offer:

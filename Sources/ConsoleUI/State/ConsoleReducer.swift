@@ -92,6 +92,7 @@ enum ConsoleReducer {
             return []
         case .changeApplied(let text):
             state.message = StatusMessage(text: text, kind: .success)
+            state.tags = [:]  // what was tagged was acted on
             return refreshAll(&state)
         case .changeFailed(let text):
             state.message = StatusMessage(text: text, kind: .error)

@@ -74,6 +74,13 @@ struct ConsoleState {
     /// The operator's zone for times (config `display.timeZone`, else `TZ`); `showUTC` overrides it.
     var displayZone = DisplayZone.utc
     var showUTC = false
+    /// Rows tagged with Space, per tab, in the order tagged (an action then applies to them all).
+    var tags: [BrowseTable: [BrowseRow]] = [:]
+    /// The customers of the current tab's tagged rows, each once, in the order tagged.
+    var taggedCustomers: [String] {
+        var seen = Set<String>()
+        return (tags[tab] ?? []).compactMap(\.customerId).filter { seen.insert($0).inserted }
+    }
     /// The binding table in force: `KeyBindings.all` with the config's remapped keys (`KeyMap`).
     var bindings = KeyBindings.all
     /// Where files written by `e` and the pager's `s` go (nil: this console writes none).

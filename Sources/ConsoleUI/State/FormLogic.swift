@@ -18,10 +18,11 @@ enum FormLogic {
         }
         switch command {
         case .grant:
-            guard needCustomer(), let customer else { return [] }
+            let tagged = state.taggedCustomers
+            guard !tagged.isEmpty || needCustomer(), let customer = tagged.first ?? customer else { return [] }
             let entitlement: FormField.Kind = state.catalogueEntitlements.isEmpty
                 ? .text(TextField()) : .choice(state.catalogueEntitlements, 0)
-            state.mode = .form(FormState(kind: .grant(customer: customer), fields: [
+            state.mode = .form(FormState(kind: tagged.count > 1 ? .grantMany(customers: tagged) : .grant(customer: customer), fields: [
                 FormField(label: "Entitlement", kind: entitlement,
                           hint: state.catalogueEntitlements.isEmpty ? "the catalogue is empty: type a name" : "← → choose from the catalogue"),
                 FormField(label: "Until", kind: .text(TextField()), hint: untilHint),
@@ -196,6 +197,14 @@ enum FormLogic {
             guard !entitlement.isEmpty else { return .failure(ConsoleFailure("choose an entitlement")) }
             switch parseEnd(form.value("Until"), now: now) {
             case .success(let end): return .success(.grant(customer: customer, entitlement: entitlement, end: end, reason: reason))
+            case .failure(let failure): return .failure(failure)
+            }
+        case .grantMany(let customers):
+            let entitlement = form.value("Entitlement")
+            guard !entitlement.isEmpty else { return .failure(ConsoleFailure("choose an entitlement")) }
+            switch parseEnd(form.value("Until"), now: now) {
+            case .success(let end):
+                return .success(.many(customers.map { .grant(customer: $0, entitlement: entitlement, end: end, reason: reason) }))
             case .failure(let failure): return .failure(failure)
             }
         case .revoke(let customer, let options):

@@ -68,6 +68,8 @@ struct FormField: Equatable, Sendable {
 /// Which form is open and what it acts on.
 enum FormKind: Equatable, Sendable {
     case grant(customer: String)
+    /// One grant to each of these customers (the tagged rows'), with one preview.
+    case grantMany(customers: [String])
     /// `options` pairs each choice with an entitlement name or a grant number.
     case revoke(customer: String, options: [RevokeOption])
     case restore(customer: String)
@@ -90,6 +92,7 @@ enum FormKind: Equatable, Sendable {
     var title: String {
         switch self {
         case .grant(let c): return "Grant an entitlement to \(c)"
+        case .grantMany(let customers): return "Grant an entitlement to \(customers.count) tagged customers"
         case .revoke(let c, _): return "Revoke for \(c)"
         case .restore(let c): return "Restore purchases to \(c)"
         case .resolve(let id, _, _): return "Resolve conflict #\(id)"
@@ -166,6 +169,9 @@ enum PendingChange: Equatable, Sendable {
     case grantBatch(query: String, customers: [String]?, entitlement: String, end: GrantEnd, reason: String)
     /// Asked of Apple (through PurchaseStore's `AppleActions`), off the screen's thread.
     case apple(AppleRequest)
+    /// The same change to each tagged customer: previewed together, applied in one write
+    /// transaction, each once (all or none).
+    indirect case many([PendingChange])
 
     /// The ledger action's name, for messages.
     var name: String {
@@ -179,6 +185,7 @@ enum PendingChange: Equatable, Sendable {
         case .erase: return "erase"
         case .grantBatch: return "grant-batch"
         case .apple(let request): return request.name
+        case .many(let changes): return (changes.first?.name ?? "change") + " to \(changes.count) customers"
         }
     }
 }

@@ -21,6 +21,8 @@ enum PaneViews {
             title.append(Span(" · \(counted ?? "counting…")", CellStyle(.match)))
             if !list.ignored.isEmpty { title.append(Span(" · ignored here: \(list.ignored.joined(separator: ", "))", .muted)) }
         }
+        let tagged = Set((state.tags[state.tab] ?? []).map(\.key))
+        if !tagged.isEmpty { title.append(Span(" · \(tagged.count) tagged", CellStyle(.accent, bold: true))) }
         Frame.box(screen, rect, title: title, focused: focused)
         let inner = rect.inside
         let highlight = state.filter.highlightTexts
@@ -42,7 +44,9 @@ enum PaneViews {
             var line = laidOut
             let selected = index == list.selected
             if selected && focused { line = Columns.restyle(line) { $0.reversed } }
-            screen.put(selected ? "▸" : " ", row: screenRow, column: inner.column, style: CellStyle(.accent, bold: true))
+            // The mark column: ▸ the selection, • a tagged row (◆ both: selected and tagged).
+            let isTagged = index < list.rows.count && tagged.contains(list.rows[index].key)
+            screen.put(selected ? (isTagged ? "◆" : "▸") : (isTagged ? "•" : " "), row: screenRow, column: inner.column, style: CellStyle(.accent, bold: true))
             screen.put(line, row: screenRow, column: inner.column + 1, width: inner.columns - 1)
         }
         // Notes in the bottom border: more rows, a scan that stopped, filter words ignored here.
