@@ -41,6 +41,7 @@ enum ModeKeys {
     static let prompts = Section(title: "Prompts (/ search, : command line)", keys: [
         Key("Enter", "search / run"),
         Key("Esc", "cancel"),
+        Key("Tab", ": completes a command name, a tab after tab, an id of the rows on screen after a command"),
         Key("← → Home End", "move the cursor (also Ctrl-A, Ctrl-E)"),
         Key("Backspace Delete", "delete before / at the cursor"),
         Key("Ctrl-U", "clear the line"),

@@ -31,7 +31,12 @@ extension ConsoleReducer {
             }
             return []
         case .command(var field):
+            state.completions = []
             switch key {
+            case .tab:
+                let (text, candidates) = CommandCompletion.complete(field.text, state: state)
+                state.mode = .command(TextField(text))
+                state.completions = candidates
             case .escape: state.mode = .browse
             case .enter:
                 state.mode = .browse

@@ -74,6 +74,8 @@ struct ConsoleState {
     /// The operator's zone for times (config `display.timeZone`, else `TZ`); `showUTC` overrides it.
     var displayZone = DisplayZone.utc
     var showUTC = false
+    /// What Tab found in the `:` prompt when several commands or ids fit (shown as its hint).
+    var completions: [String] = []
     /// Rows tagged with Space, per tab, in the order tagged (an action then applies to them all).
     var tags: [BrowseTable: [BrowseRow]] = [:]
     /// The customers of the current tab's tagged rows, each once, in the order tagged.

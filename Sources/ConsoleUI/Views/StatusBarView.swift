@@ -15,8 +15,10 @@ enum StatusBarView {
                            row: layout.promptRow, width: width, on: screen)
             }
         case .command(let field):
-            drawPrompt(":", field, hint: "  a command by name: grant, revoke, restore, resolve, import, reverify, filter TEXT, tab NAME, help, quit",
-                       row: layout.promptRow, width: width, on: screen)
+            let hint = state.completions.isEmpty
+                ? "  a command by name (Tab completes names and ids): grant, revoke, restore, resolve, import, reverify, filter TEXT, tab NAME, help, quit"
+                : "  " + state.completions.joined(separator: "  ")
+            drawPrompt(":", field, hint: hint, row: layout.promptRow, width: width, on: screen)
         default:
             if let message = state.message {
                 let style: CellStyle
