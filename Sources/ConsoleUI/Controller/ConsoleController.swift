@@ -169,9 +169,11 @@ public final class ConsoleController {
         switch effect {
         case .loadList(let table, let request):
             let filter = state.filter
+            let reversed = state.reversed.contains(table)
             let result: Result<BrowsePage, ConsoleFailure>
             do {
-                result = .success(try ledgerLock.run { try Browser($0.database).page(table, filter: filter, cursor: request.cursor, limit: request.limit) })
+                result = .success(try ledgerLock.run { try Browser($0.database).page(table, filter: filter, cursor: request.cursor, limit: request.limit,
+                                                                                    reversed: reversed) })
             } catch {
                 result = .failure(ConsoleFailure(error))
             }

@@ -102,6 +102,13 @@ extension ConsoleReducer {
                                           : "\(tagged.count) tagged (\(customers) customer\(customers == 1 ? "" : "s")): g grants to each once, with one preview · U untags",
                                           kind: .info)
             return moveInList(&state, .down)
+        case .sort:
+            if state.reversed.remove(state.tab) == nil { state.reversed.insert(state.tab) }
+            let newest = state.reversed.contains(state.tab) != state.tab.newestFirst
+            state.message = StatusMessage(text: "\(state.tab.title) sorted \(newest ? "newest" : "oldest") first by \(ListRowFormatter.columns(state.tab).first?.title ?? "id") (S turns it round)", kind: .info)
+            state.list = ListState()
+            state.detail.stack = []
+            return [.loadList(state.tab, ListRequest(cursor: .first, limit: state.layout.listRows, purpose: .replace(keepKey: nil)))]
         case .untag:
             state.tags[state.tab] = nil
             state.message = StatusMessage(text: "no row tagged", kind: .info)

@@ -127,8 +127,15 @@ enum ListRowFormatter {
     }
 
     /// The heading and the rows of a page of `table`, laid out together at `width`.
-    static func lines(_ table: BrowseTable, rows: [BrowseRow], width: Int, highlight: [String]) -> (heading: StyledLine, rows: [StyledLine]) {
-        let columns = columns(table)
+    /// `sortMark` (↓ newest first, ↑ oldest first) goes after the id column's title when the
+    /// list is sorted the other way than its own.
+    static func lines(_ table: BrowseTable, rows: [BrowseRow], width: Int, highlight: [String],
+                      sortMark: String? = nil) -> (heading: StyledLine, rows: [StyledLine]) {
+        var columns = columns(table)
+        if let sortMark, let first = columns.first {
+            columns[0] = ListColumns.Column(first.title + " " + sortMark, cut: first.cut, cap: first.cap, drop: first.drop, grows: first.grows,
+                                            right: first.alignRight)
+        }
         let cells = rows.map { self.cells($0, highlight: highlight) }
         let widths = ListColumns.plan(columns, rows: cells, total: width)
         return (ListColumns.heading(columns, widths: widths, total: width),

@@ -27,7 +27,8 @@ enum PaneViews {
         let inner = rect.inside
         let highlight = state.filter.highlightTexts
         let shown = Array(list.rows.prefix(layout.listRows))
-        let laid = ListRowFormatter.lines(state.tab, rows: list.loaded ? shown : [], width: inner.columns - 1, highlight: highlight)
+        let laid = ListRowFormatter.lines(state.tab, rows: list.loaded ? shown : [], width: inner.columns - 1, highlight: highlight,
+                                          sortMark: state.reversed.contains(state.tab) ? (state.tab.newestFirst ? "↑" : "↓") : nil)
         screen.put(laid.heading, row: inner.row, column: inner.column + 1, width: inner.columns - 1)
         if !list.loaded {
             screen.put("loading…", row: layout.firstListRow, column: inner.column + 1, style: .muted)

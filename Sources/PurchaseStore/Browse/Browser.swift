@@ -16,11 +16,13 @@ public struct Browser {
 
     private var isSQLite: Bool { database.dialect.name == SQLDialect.sqlite.name }
 
-    /// One page of `table` under `filter`, starting at `cursor`, at most `limit` rows, in display order.
-    public func page(_ table: BrowseTable, filter: BrowseFilter = BrowseFilter(), cursor: PageCursor, limit: Int) throws -> BrowsePage {
+    /// One page of `table` under `filter`, starting at `cursor`, at most `limit` rows, in display
+    /// order; `reversed` turns the list's order round (the same keyset walk, the other way).
+    public func page(_ table: BrowseTable, filter: BrowseFilter = BrowseFilter(), cursor: PageCursor, limit: Int,
+                     reversed: Bool = false) throws -> BrowsePage {
         let limit = max(1, min(limit, BrowseLimits.maxPage))
         let query = try planned(BrowseQuery(table, filter, database.dialect))
-        let step = KeyStep(cursor, newestFirst: table.newestFirst)
+        let step = KeyStep(cursor, newestFirst: table.newestFirst != reversed)
         let (rows, scannedThrough) = try matchingRows(query, step, limit: limit + 1)
         let isFull = rows.count > limit
         var page = Array(rows.prefix(limit))
