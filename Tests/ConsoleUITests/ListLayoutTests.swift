@@ -80,3 +80,31 @@ struct ListLayoutTests {
         #expect(kept == [16, 13, 0, 10], "\(kept)")
     }
 }
+
+/// Issue 29: labels are never cut ("↻ re-verifie", "Esc cance"): hints leave whole, the
+/// timeline's legend wraps.
+@Suite("Labels never cut")
+struct LabelTests {
+    @Test func hintsLeaveWholeAndEscStays() {
+        let line = " j/k scroll · w wrap · / search · n next · y copy (OSC 52) · s save to a file · Esc close"
+        #expect(ConsoleFormat.fitHints(line, width: 200) == line)
+        let narrow = ConsoleFormat.fitHints(line, width: 43)
+        #expect(narrow == " j/k scroll · w wrap · / search · Esc close", "\(narrow)")
+        #expect(ConsoleFormat.fitHints(" a very long hint that does not fit · Esc cancels", width: 14) == " Esc cancels")
+    }
+
+    @Test(arguments: [ScreenSize(rows: 24, columns: 80), ScreenSize(rows: 60, columns: 200)])
+    func noLabelIsCutOnTheCustomerViewThePagerOrAForm(_ size: ScreenSize) throws {
+        let f = try ConsoleFixture()
+        let (c, screen) = f.console(size: size)
+        c.press(.enter, .end, on: screen)  // alice's timeline, its legend at the end
+        #expect(screen.text.contains("↻ re-verified"), "\(screen.text)")
+        c.press(.escape, .character("v"), on: screen)
+        #expect(screen.text.contains("Esc close"), "\(screen.text)")
+        c.press(.character("s"), on: screen)
+        #expect(screen.text.contains("Esc cancels"), "\(screen.text)")
+        c.press(.escape, .escape, .character("g"), on: screen)
+        #expect(screen.text.contains("Esc cancels"), "\(screen.text)")
+        for cut in ["re-verifie ", "Esc cance ", "Esc clos "] { #expect(!screen.text.contains(cut)) }
+    }
+}

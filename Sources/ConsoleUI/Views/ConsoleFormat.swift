@@ -109,6 +109,25 @@ enum ConsoleFormat {
         return lines
     }
 
+    /// A line of key hints ("j/k scroll · w wrap · Esc close") in `width` columns: whole hints
+    /// only, never one cut ("Esc cance"); the ones that do not fit leave from the end, except a
+    /// last "Esc …", which always stays.
+    static func fitHints(_ line: String, width: Int) -> String {
+        guard DisplayWidth.of(line) > width else { return line }
+        let lead = String(line.prefix { $0 == " " })
+        var items = line.dropFirst(lead.count).components(separatedBy: " · ")
+        let escape = items.last.flatMap { $0.hasPrefix("Esc") ? $0 : nil }
+        if escape != nil { items.removeLast() }
+        var kept: [String] = []
+        for item in items {
+            let candidate = lead + (kept + [item] + (escape.map { [$0] } ?? [])).joined(separator: " · ")
+            if DisplayWidth.of(candidate) > width { break }
+            kept.append(item)
+        }
+        let result = lead + (kept + (escape.map { [$0] } ?? [])).joined(separator: " · ")
+        return DisplayWidth.of(result) <= width ? result : (escape.map { lead + $0 } ?? "")
+    }
+
     /// A search's count: "12", "1,000+", or "12+" when a scan stopped before counting them all.
     static func matchCount(_ m: MatchCount) -> String {
         count(m.count) + (m.isLowerBound ? "+" : "")

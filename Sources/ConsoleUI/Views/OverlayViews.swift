@@ -46,7 +46,8 @@ enum OverlayViews {
                            maxWidth: inner.columns)
             }
         }
-        screen.put(" Tab next field · Enter on the last field shows what will change · Esc cancels", row: inner.row + inner.rows - 1,
+        screen.put(ConsoleFormat.fitHints(" Tab next field · Enter on the last field shows what will change · Esc cancels", width: inner.columns),
+                   row: inner.row + inner.rows - 1,
                    column: inner.column, style: .muted, maxWidth: inner.columns)
     }
 

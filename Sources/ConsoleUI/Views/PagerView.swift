@@ -25,19 +25,21 @@ enum PagerView {
             prompt("/", field.text, hint: "Enter finds (any case) · Esc cancels", row: bottom, inner: inner, on: screen)
         case .save(let field)?:
             let folder = state.exportFolder.map { "in \($0) (a path from / or ~ goes there)" } ?? "(this console writes no files)"
-            prompt("save to ", field.text, hint: "Enter writes a new file \(folder) · Esc cancels", row: bottom, inner: inner, on: screen)
+            prompt("save to ", field.text, hint: "Enter writes a new file · \(folder) · Esc cancels", row: bottom, inner: inner, on: screen)
         case nil where pager.shownOnce:
-            screen.put(" shown once, not kept: y copy (OSC 52) · j/k scroll · w wrap · Esc close (it is gone then)", row: bottom,
+            screen.put(ConsoleFormat.fitHints(" shown once, not kept: y copy (OSC 52) · j/k scroll · w wrap · Esc close (it is gone then)",
+                                              width: inner.columns), row: bottom,
                        column: inner.column, style: CellStyle(.warning), maxWidth: inner.columns)
         case nil:
-            screen.put(" j/k scroll · w wrap · / search · n next · y copy (OSC 52) · s save to a file · Esc close", row: bottom,
+            screen.put(ConsoleFormat.fitHints(" j/k scroll · w wrap · / search · n next · y copy (OSC 52) · s save to a file · Esc close",
+                                              width: inner.columns), row: bottom,
                        column: inner.column, style: .muted, maxWidth: inner.columns)
         }
     }
 
     private static func prompt(_ sigil: String, _ text: String, hint: String, row: Int, inner: Rect, on screen: Screen) {
-        let line: StyledLine = [Span(" " + sigil, CellStyle(.accent, bold: true)), Span(text, .bold), Span(" ", CellStyle(reverse: true)),
-                                Span("  " + hint, .muted)]
+        var line: StyledLine = [Span(" " + sigil, CellStyle(.accent, bold: true)), Span(text, .bold), Span(" ", CellStyle(reverse: true))]
+        line.append(Span(ConsoleFormat.fitHints("  " + hint, width: max(0, inner.columns - line.width)), .muted))
         screen.put(line, row: row, column: inner.column, width: inner.columns)
     }
 

@@ -30,7 +30,8 @@ enum RefundQueueView {
             if index == queue.selected { spans = spans.map { Span($0.text, CellStyle($0.style.role, bold: $0.style.bold, reverse: true)) } }
             screen.put(spans, row: inner.row + offset, column: inner.column, width: inner.columns)
         }
-        screen.put(" Enter reviews the draft, then consent, preference and a reason, then sends · a answered ones · Esc closes",
+        screen.put(ConsoleFormat.fitHints(" Enter reviews the draft, then consent, preference and a reason, then sends · a answered ones · Esc closes",
+                                          width: inner.columns),
                    row: inner.row + inner.rows - 1, column: inner.column, style: .muted, maxWidth: inner.columns)
     }
 

@@ -74,6 +74,8 @@ enum StatusBarView {
         used += screen.put(before, row: row, column: used, style: .bold, maxWidth: width - used)
         used += screen.put(at, row: row, column: used, style: CellStyle(bold: true, reverse: true), maxWidth: width - used)
         used += screen.put(after, row: row, column: used, style: .bold, maxWidth: width - used)
-        if used < width { screen.put(hint, row: row, column: used, style: hintStyle, maxWidth: width - used) }
+        // Hints leave whole, never cut ("Esc cance"); a problem (✗ …) is one sentence, cut at the edge.
+        let shown = hint.contains(" · ") ? ConsoleFormat.fitHints(hint, width: width - used) : hint
+        if used < width { screen.put(shown, row: row, column: used, style: hintStyle, maxWidth: width - used) }
     }
 }

@@ -185,7 +185,16 @@ enum TimelineView {
         place(ConsoleFormat.date(end), at: chart - 10)
         place("now", at: nowColumn - 1)
         out.append([Span(pad, .muted), Span(String(labels), .muted)])
-        out.append([Span(" ▕█ subscription  ● purchase  ✗ refund/revoked  ◆ grant  ↻ re-verified", .muted)])
+        // The legend wraps rather than cutting a word ("↻ re-verifie").
+        var legend = ""
+        for item in ["▕█ subscription", "● purchase", "✗ refund/revoked", "◆ grant", "↻ re-verified"] {
+            if !legend.isEmpty, DisplayWidth.of(legend + "  " + item) + 1 > width {
+                out.append([Span(" " + legend, .muted)])
+                legend = ""
+            }
+            legend += (legend.isEmpty ? "" : "  ") + item
+        }
+        out.append([Span(" " + legend, .muted)])
         let hasApple = model.lanes.contains { $0.marks.contains { if case .apple = $0 { return true } else { return false } } }
         if hasApple { out.append([Span(TimelineGlyph.legend, .muted)]) }
         for note in model.notes.suffix(maxLanes) { out.append([Span(" " + DisplayWidth.truncate(note, to: max(10, width - 2)), .muted)]) }
