@@ -15,6 +15,9 @@ public struct BenchOutput {
 public enum BenchSuite {
     /// The most receipts `--receipts` may ask for (the import benchmark's).
     public static let maxReceipts = LedgerImportBench.receiptCount
+    /// The most transactions `--transactions` may ask for, and what `--scale` asks for.
+    public static let maxTransactions = ScaleBench.maxTransactions
+    public static let scaleTransactions = ScaleBench.fullScale
 
     /// `receiptdesk bench`'s settings, parsed and checked by the command line.
     public struct Options {
@@ -33,9 +36,13 @@ public enum BenchSuite {
         /// With `--only serve`: instead of the throughput cases, the memory run under steady load
         /// for this many seconds (`ServeMemoryRun`).
         public var duration: Double?
+        /// The scale benchmark's size (`--transactions N`, `--scale`): when set, only it runs.
+        public var transactions: Int?
+        /// Where the scale benchmark keeps its databases (`--keep DIR`).
+        public var keep: String
 
         public init(samples: String, only: String?, seconds: Double, postgres: String?, receipts: Int, progress: Bool,
-                    duration: Double? = nil) {
+                    duration: Double? = nil, transactions: Int? = nil, keep: String? = nil) {
             self.samples = samples
             self.only = only
             self.seconds = seconds
@@ -43,6 +50,8 @@ public enum BenchSuite {
             self.receipts = receipts
             self.progress = progress
             self.duration = duration
+            self.transactions = transactions
+            self.keep = keep ?? ScaleBench.defaultFolder
         }
 
         /// Whether `only` picks the serve cases (`--only serve`).
@@ -54,6 +63,11 @@ public enum BenchSuite {
     /// URL the backends'.
     public static func run(_ options: Options) throws -> BenchOutput {
         let only = options.only
+        if let transactions = options.transactions ?? (only.map { "scale".contains($0) || $0.hasPrefix("scale") } == true ? ScaleBench.defaultTransactions : nil) {
+            var report = LedgerBenchReport()
+            try ScaleBench.run(transactions: transactions, folder: options.keep, postgres: options.postgres, into: &report, progress: options.progress)
+            return BenchOutput(json: .array(report.figures.map(\.json)), lines: report.figures.map(\.line) + report.notes.map { "note: " + $0 })
+        }
         let postgresOnly = options.postgres != nil && only.map { "postgresql".contains($0) || "postgres".contains($0) } == true
         var results: [RateResult] = []
         if !postgresOnly {
@@ -75,6 +89,10 @@ public enum BenchSuite {
                 ledger.notes += backends.notes
             }
             if only == nil || searchOnly || postgresOnly { try SearchBench.runPostgres(url: postgres, into: &ledger, progress: options.progress) }
+        }
+        // The searches, console and lookups on realistic data (issue 30), at the default size.
+        if only == nil {
+            try ScaleBench.run(transactions: ScaleBench.defaultTransactions, folder: options.keep, postgres: options.postgres, into: &ledger, progress: options.progress)
         }
         let width = results.map(\.name.count).max() ?? 0
         let rows = results.map { $0.name.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + String(format: "%12.0f ops/s", $0.opsPerSecond) }

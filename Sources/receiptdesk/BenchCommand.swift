@@ -2,8 +2,8 @@ import Benchmarks
 import Foundation
 import PurchaseStore
 
-/// `receiptdesk bench [--json] [--seconds S] [--samples DIR] [--only SUBSTRING] [--postgres URL [--receipts N]]`
-/// `receiptdesk bench --only serve --duration SECONDS`:
+/// `receiptdesk bench [--json] [--seconds S] [--samples DIR] [--only SUBSTRING] [--postgres URL [--receipts N]]
+/// [--transactions N | --scale] [--keep DIR]`, `receiptdesk bench --only serve --duration SECONDS`:
 /// ops/s of decoding and verifying each format, beside OpenSSL's bare RSA-2048 and P-256 verify
 /// through the same library as the floor; then the ledger's fixed-size figures
 /// (`LedgerBenchCases`: import transactions/s, peak memory, lookup ms on 1,000,000
@@ -14,6 +14,8 @@ import PurchaseStore
 /// floors (20 alternating rounds) and carry the median per-round ratio and its spread.
 /// `--only serve --duration SECONDS` runs serve under steady load from 64 clients for that long
 /// instead of its throughput cases, printing resident memory every 30 s against the aim (< 150 MB, flat).
+/// With `--transactions N` (`--scale`: 10,000,000) only the scale benchmark runs, on a realistic
+/// database of N transactions kept in `--keep DIR` (default .build/bench-scale).
 /// Parsing only: the cases are `Benchmarks.BenchSuite`'s.
 enum BenchCommand {
     static func run(_ arguments: [String]) throws -> ExitStatus {
@@ -30,6 +32,18 @@ enum BenchCommand {
             }
             return value
         } ?? 2_000
+        let scale = args.flag("--scale")
+        let keep = try args.value("--keep")
+        var transactions = try args.value("--transactions").map { text -> Int in
+            guard let value = Int(text), value >= 1_000, value <= BenchSuite.maxTransactions else {
+                throw CommandFailure.usage("--transactions \(text) is not between 1000 and \(BenchSuite.maxTransactions)")
+            }
+            return value
+        }
+        if scale {
+            guard transactions == nil else { throw CommandFailure.usage("--scale is --transactions \(BenchSuite.scaleTransactions): give one of them") }
+            transactions = BenchSuite.scaleTransactions
+        }
         _ = try args.finish(maxPositionals: 0)
         if let postgres, !PostgresDatabase.isURL(postgres) {
             throw CommandFailure.usage("--postgres \(postgres) is not a postgres:// or postgresql:// URL")
@@ -45,7 +59,7 @@ enum BenchCommand {
             return value
         }
         let options = BenchSuite.Options(samples: samples, only: only, seconds: seconds, postgres: postgres, receipts: receiptCount,
-                                         progress: !json, duration: duration)
+                                         progress: !json, duration: duration, transactions: transactions, keep: keep)
         if duration != nil, !options.servesOnly || postgres != nil {
             throw CommandFailure.usage("--duration is for the serve memory run on SQLite: `receiptdesk bench --only serve --duration SECONDS` (no --postgres)")
         }

@@ -5,7 +5,7 @@ import ReceiptCore
 /// part of the name, which is also the JSON `name` (the value goes in `opsPerSec`).
 struct LedgerFigure {
     /// What the figure must reach.
-    enum Aim { case atLeast(Double), below(Double), none }
+    enum Aim { case atLeast(Double), below(Double), atMost(Double), none }
 
     let name: String
     let value: Double
@@ -26,6 +26,7 @@ struct LedgerFigure {
         switch aim {
         case .atLeast(let floor): return number + String(format: " (aim ≥ %g) ", floor) + (value >= floor ? "✓" : "✗")
         case .below(let ceiling): return number + String(format: " (aim < %g) ", ceiling) + (value < ceiling ? "✓" : "✗")
+        case .atMost(let ceiling): return number + String(format: " (aim ≤ %g) ", ceiling) + (value <= ceiling ? "✓" : "✗")
         case .none: return number
         }
     }

@@ -28,6 +28,19 @@ enum ProcessStats {
         return line?.split(whereSeparator: \.isWhitespace).dropFirst().first.flatMap { Double($0) }.map { $0 / 1024 }
     }
 
+    /// User plus system CPU seconds of process `pid` ("self" for this one) from /proc/PID/stat
+    /// (fields 14 and 15, in clock ticks: 10 ms on most kernels); nil when it cannot be read
+    /// (gone, another machine's, or not Linux).
+    static func cpuSeconds(pid: String) -> Double? {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = text.lastIndex(of: ")") else { return nil }
+        // After "PID (name)": state is field 3, so utime (14) and stime (15) are the 12th and 13th.
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
+        guard fields.count > 12, ticks > 0, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+        return (user + system) / ticks
+    }
+
     static func threadSeconds() -> (running: Double, waiting: Double)? {
         let text = (try? String(contentsOfFile: "/proc/thread-self/schedstat", encoding: .utf8)) ?? ""
         let fields = text.split(whereSeparator: \.isWhitespace).compactMap { Double($0) }

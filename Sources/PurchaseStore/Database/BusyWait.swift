@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import Synchronization
 
 /// How a SQLite connection waits for another's lock: polling in short sleeps for at most
 /// `SQLiteDatabase.busyTimeoutMilliseconds`, giving up at once when `isCancelled` says so
@@ -22,8 +23,20 @@ final class BusyWait: @unchecked Sendable {
             let n = Int(count)
             let waited = n < slept.count ? slept[n] : slept[slept.count - 1] + Int32(n - (slept.count - 1)) * 20
             guard waited < SQLiteDatabase.busyTimeoutMilliseconds else { return 0 }
+            let asleep = DispatchTime.now().uptimeNanoseconds
             usleep(useconds_t(steps[min(n, steps.count - 1)]) * 1000)
+            SQLiteLockWaits.nanoseconds.add(DispatchTime.now().uptimeNanoseconds &- asleep, ordering: .relaxed)
             return state.isCancelled?() == true ? 0 : 1
         }, Unmanaged.passUnretained(state).toOpaque())
     }
+}
+
+/// How long this process's SQLite connections have slept in the busy handler, waiting for
+/// another connection's lock (a writer's `BEGIN IMMEDIATE` behind another writer): the lock
+/// waits the benchmarks report as a share of wall time.
+public enum SQLiteLockWaits {
+    static let nanoseconds = Atomic<UInt64>(0)
+
+    /// Seconds slept waiting for a lock since the process started, over every connection.
+    public static var seconds: Double { Double(nanoseconds.load(ordering: .relaxed)) / 1e9 }
 }

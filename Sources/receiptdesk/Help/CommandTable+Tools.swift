@@ -76,7 +76,11 @@ extension CommandTable {
             .value("--receipts", "N", "receipts for the PostgreSQL import", default: "2000"),
             .value("--duration", "SECONDS", "with --only serve: the memory run, serve under steady load from 64 clients for that long (30–86400), resident memory every 30 s against the aim (< 150 MB, flat)",
                    example: "--only serve --duration 600"),
-        ], examples: ["receiptdesk bench --only verify", "receiptdesk bench --only serve --duration 600"]),
+            .value("--transactions", "N", "only the scale benchmark, on a realistic database of N transactions built once and kept", example: "--transactions 1000000"),
+            .flag("--scale", "only the scale benchmark on 10,000,000 transactions (--transactions 10000000)"),
+            .value("--keep", "DIR", "where the scale benchmark keeps its databases", default: ".build/bench-scale"),
+        ], examples: ["receiptdesk bench --only verify", "receiptdesk bench --only serve --duration 600",
+                      "receiptdesk bench --transactions 1000000 --postgres postgres://bench@127.0.0.1/bench"]),
         CommandSpec(path: "soak", arguments: "", summary: "everything at once under random faults, then the invariants checked (make soak)", options: [
             .value("--seconds", "N", "how long (5–86400)", default: "60", example: "--seconds 120"),
             .value("--db", "PATH|URL", "the database", default: "a temporary SQLite file"),

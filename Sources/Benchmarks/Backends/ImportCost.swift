@@ -1,0 +1,130 @@
+import Foundation
+import PurchaseStore
+
+/// What an import from bench-worker processes cost, apart from how many cores the machine has
+/// (issue 30): CPU seconds of the importing processes (each its own /proc/self/stat from `go`
+/// to `done`), of PostgreSQL's backends serving them (each worker reads /proc/PID/stat of its
+/// connection's backend, `pg_backend_pid()`, at the same moments) and of the server's other
+/// processes (WAL writer, checkpointer…: /proc/PID/stat of every non-client process in
+/// pg_stat_activity, read by the parent at go and after the last done); and the time spent
+/// waiting for locks: on SQLite the seconds each worker slept in the product's busy handler
+/// (`SQLiteLockWaits`), on PostgreSQL the share of samples, every 10 ms, in which a worker's
+/// backend waited on a heavyweight lock (`wait_event_type = 'Lock'` in pg_stat_activity:
+/// advisory, row, transaction locks).
+struct ImportCost {
+    var importerCPU = 0.0
+    /// Nil when a backend's /proc entry could not be read (a server on another machine).
+    var serverCPU: Double? = 0
+    var otherServerCPU: Double?
+    /// SQLite: seconds slept in busy handlers, summed over the workers.
+    var sqliteWaits = 0.0
+    /// PostgreSQL: lock-waiting samples and samples taken (each covers every worker).
+    var lockSamples = 0
+    var samples = 0
+
+    /// Adds a worker's `done N cpu=S server=S lockwait=S` fields.
+    mutating func add(workerLine line: String) {
+        for field in line.split(separator: " ") {
+            let parts = field.split(separator: "=", maxSplits: 1)
+            guard parts.count == 2, let value = Double(parts[1]) else { continue }
+            switch parts[0] {
+            case "cpu": importerCPU += value
+            case "server": serverCPU = value < 0 ? nil : serverCPU.map { $0 + value }
+            case "lockwait": sqliteWaits += value
+            default: break
+            }
+        }
+    }
+
+    /// The share of the workers' wall time spent waiting for locks, in percent.
+    func lockWaitPercent(backend: String, workers: Int, seconds: Double) -> Double {
+        if backend == "postgresql" { return samples > 0 ? Double(lockSamples) / Double(samples * workers) * 100 : 0 }
+        return seconds > 0 ? sqliteWaits / (seconds * Double(workers)) * 100 : 0
+    }
+
+    /// The cost rows of one batched import (`name` ends before the unit), aims: importer +
+    /// server ≤ 100 µs per transaction on PostgreSQL, the importer ≤ 50 µs on SQLite, lock
+    /// waits < 5% of wall time from 4 processes.
+    func figures(_ name: String, backend: String, processes: Int, transactions: Int64, seconds: Double, into report: inout LedgerBenchReport) {
+        let perTransaction = { (cpu: Double) in transactions > 0 ? cpu / Double(transactions) * 1e6 : 0 }
+        report.figures.append(LedgerFigure(name: name + "importer CPU µs per transaction", value: perTransaction(importerCPU),
+                                           aim: backend == "sqlite" ? .atMost(50) : .none))
+        if backend == "postgresql" {
+            if let serverCPU {
+                report.figures.append(LedgerFigure(name: name + "server backends' CPU µs per transaction", value: perTransaction(serverCPU), aim: .none))
+                report.figures.append(LedgerFigure(name: name + "importer + server backends' CPU µs per transaction",
+                                                   value: perTransaction(importerCPU + serverCPU), aim: .atMost(100)))
+            } else {
+                report.notes.append("backends: \(name)the server's backends are not readable in /proc here (another machine?): no server CPU rows")
+            }
+            if let otherServerCPU {
+                report.figures.append(LedgerFigure(name: name + "server's other processes' CPU µs per transaction (WAL writer, checkpointer…)",
+                                                   value: perTransaction(otherServerCPU), aim: .none))
+            }
+        }
+        report.figures.append(LedgerFigure(name: name + "lock waits, % of wall time", value: lockWaitPercent(backend: backend, workers: processes, seconds: seconds),
+                                           aim: processes >= 4 ? .below(5) : .none))
+    }
+
+    /// The note saying how these were measured.
+    static let note = "backends: CPU per transaction from /proc/PID/stat (user + system, 10 ms ticks) from go to done: each importer's own, its PostgreSQL backend's (pg_backend_pid()), and the server's other processes (non-client rows of pg_stat_activity, read by the parent; any other work on that server counts too); lock waits: SQLite, seconds slept in the product's busy handler (BEGIN IMMEDIATE behind another writer) ÷ (wall × processes); PostgreSQL, the share of 10 ms samples of pg_stat_activity in which a worker's backend waited on a lock (wait_event_type Lock: advisory, row, transaction), per worker"
+}
+
+/// Samples pg_stat_activity on its own connection while an import runs, and reads the server's
+/// non-client processes' CPU at the start and the end.
+final class LockWaitSampler: @unchecked Sendable {
+    private let database: PostgresDatabase
+    private let pids: [Int64]
+    private let lock = NSLock()
+    private var running = true
+    private var lockSamples = 0, samples = 0
+    private var others: [Int64: Double] = [:]
+    private let done = DispatchSemaphore(value: 0)
+
+    /// Connects to `url` (the import's database) to watch the backends `pids`.
+    init(url: String, pids: [Int64]) throws {
+        database = try PostgresDatabase(url: url)
+        self.pids = pids
+        others = try Self.otherProcesses(database)
+    }
+
+    /// Starts sampling on a thread of its own.
+    func start() {
+        let list = pids.map(String.init).joined(separator: ", ")
+        Thread.detachNewThread { [self] in
+            defer { done.signal() }
+            while lock.withLock({ running }) {
+                // A failed sample is skipped: the figure is the share of the samples taken.
+                if let row = try? database.queryFirst("""
+                    SELECT count(*) FILTER (WHERE wait_event_type = 'Lock') AS waiting FROM pg_stat_activity WHERE pid IN (\(list))
+                    """, []) {
+                    lock.withLock {
+                        lockSamples += Int(row.int("waiting") ?? 0)
+                        samples += 1
+                    }
+                }
+                usleep(10_000)
+            }
+        }
+    }
+
+    /// Stops sampling; the lock-waiting samples (one per waiting backend), the samples, and the
+    /// server's other processes' CPU seconds meanwhile (nil when unreadable).
+    func stop() -> (lockSamples: Int, samples: Int, otherCPU: Double?) {
+        lock.withLock { running = false }
+        done.wait()
+        let after = (try? Self.otherProcesses(database)) ?? [:]  // unreadable: no row, said in the note
+        let common = others.keys.filter { after[$0] != nil }
+        let cpu = common.isEmpty ? nil : common.reduce(0.0) { $0 + max(0, (after[$1] ?? 0) - (others[$1] ?? 0)) }
+        return lock.withLock { (lockSamples, samples, cpu) }
+    }
+
+    /// CPU seconds of each of the server's non-client processes that /proc shows.
+    private static func otherProcesses(_ database: PostgresDatabase) throws -> [Int64: Double] {
+        var found: [Int64: Double] = [:]
+        for row in try database.query("SELECT pid FROM pg_stat_activity WHERE backend_type <> 'client backend'", []) {
+            if let pid = row.int("pid"), let cpu = ProcessStats.cpuSeconds(pid: String(pid)) { found[pid] = cpu }
+        }
+        return found
+    }
+}

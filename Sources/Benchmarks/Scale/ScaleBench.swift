@@ -1,0 +1,138 @@
+import Foundation
+import PurchaseStore
+import ReceiptCore
+import StoreSimulator
+
+/// Keys sampled from the scale database (at evenly spread rowids), for lookups and searches.
+struct ScaleKeys {
+    var customers: [String] = []
+    var transactions: [String] = []
+    var orders: [String] = []
+    var originals: [String] = []
+
+    /// `count` of each, read from the SQLite database by rowid.
+    init(_ database: SQLDatabase, count: Int) throws {
+        func sample(_ table: String, _ column: String, _ extra: String = "") throws -> [String] {
+            let high = try database.queryFirst("SELECT max(rowid) AS n FROM \(table)", [])?.int("n") ?? 0
+            guard high > 0 else { return [] }
+            return try (0..<count).compactMap { index in
+                let rowid = max(1, high * Int64(index * 2 + 1) / Int64(count * 2))
+                return try database.queryFirst("SELECT \(column) AS k FROM \(table) WHERE rowid >= ? \(extra) ORDER BY rowid LIMIT 1",
+                                               [.integer(rowid)])?.string("k")
+            }
+        }
+        customers = try sample("customers", "customer_id")
+        transactions = try sample("transactions", "transaction_id")
+        orders = try sample("orders", "order_id")
+        originals = try sample("transactions", "original_transaction_id", "AND original_transaction_id != transaction_id")
+    }
+}
+
+/// Issue 30's scale benchmark (`receiptdesk bench --transactions N`, `--scale` for 10,000,000):
+/// a database of N transactions shaped like real data (`ScaleCustomer`), built once with
+/// `ScaleBuilder` and kept in `folder` for later runs; on it, on SQLite and (with a PostgreSQL
+/// URL) on a `db copy` of it: the console's first screen, filter and page-downs and its peak
+/// memory, the searches of `ScaleSearch`, the ledger's lookups, the copy's time, and the size
+/// per million transactions with each index's share.
+enum ScaleBench {
+    static let names = ["scale"]
+    /// The `--scale` size.
+    static let fullScale = 10_000_000
+    /// The default size of `--only scale` without `--transactions`.
+    static let defaultTransactions = 1_000_000
+    /// The most `--transactions` may ask for.
+    static let maxTransactions = 50_000_000
+    /// The kept databases' folder when none is given.
+    static let defaultFolder = ".build/bench-scale"
+    static let searchRuns = 60
+    static let lookupRuns = 500
+
+    /// The catalogue of the generated purchases.
+    static let configuration = StoreConfiguration(
+        bundleIds: ["com.example.app"],
+        products: [
+            "com.example.pro.monthly": CatalogueProduct(entitlement: "pro", type: .autoRenewable),
+            "com.example.pro.yearly": CatalogueProduct(entitlement: "pro", type: .autoRenewable),
+            "com.example.pro.lifetime": CatalogueProduct(entitlement: "pro", type: .nonConsumable),
+            "com.example.coins.100": CatalogueProduct(entitlement: "coins", type: .consumable, units: 100),
+        ],
+        paidToFree: PaidToFreeRule(entitlement: "pro", beforeBuild: "42", beforeDate: nil))
+
+    /// The kept database of `transactions` in `folder`, named by its size, the generator's
+    /// version and a digest of the schema.
+    static func path(transactions: Int, folder: String) -> String {
+        let sql = PurchaseSchema.migrations.flatMap { $0.statements(.sqlite) } + [ScaleBuilder.generatorVersion]
+        let digest = DigestAlgorithm.sha256.hash(Array(sql.joined(separator: ";\n").utf8)).hexString.prefix(12)
+        return (folder as NSString).appendingPathComponent("scale-\(transactions)-\(ScaleBuilder.generatorVersion)-\(digest).sqlite")
+    }
+
+    static func label(_ transactions: Int) -> String {
+        let formatter = NumberFormatter()
+        formatter.numberStyle = .decimal
+        formatter.groupingSeparator = ","
+        formatter.usesGroupingSeparator = true
+        return formatter.string(from: NSNumber(value: transactions)) ?? String(transactions)
+    }
+
+    /// The figures for `transactions` transactions: SQLite's, then PostgreSQL's at `postgres`.
+    static func run(transactions: Int, folder: String, postgres: String?, into report: inout LedgerBenchReport, progress: Bool) throws {
+        let path = path(transactions: transactions, folder: folder)
+        let scale = "scale \(label(transactions)) transactions, "
+        if FileManager.default.fileExists(atPath: path) {
+            report.notes.append("scale: reused the kept database \(path)")
+        } else {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            LedgerBenchCases.say("scale: building \(label(transactions)) transactions into \(path) (kept for later runs)…", progress)
+            let clock = ContinuousClock()
+            let start = clock.now
+            try ScaleBuilder.build(path, transactions: transactions, progress: progress)
+            let seconds = LedgerBenchCases.seconds(clock.now - start)
+            report.figures.append(LedgerFigure(name: scale + "SQLite: building the database, s", value: seconds, aim: .none))
+            report.notes.append(String(format: "scale: built %@ in %.0f s (%.0f transactions/s with their customers, receipts, orders, states and audit entries; 10,000,000 would take about %.0f min at that rate)",
+                                       path, seconds, Double(transactions) / max(seconds, 0.001), seconds * Double(fullScale) / Double(transactions) / 60))
+        }
+        let database = try PurchaseDatabase.open(path, create: false)
+        let stored = try database.queryFirst("SELECT count(*) AS n FROM transactions", [])?.int("n") ?? 0
+        try LedgerBenchCases.expect(stored == Int64(transactions), "\(path) holds \(stored) transactions, not \(transactions): delete it")
+        let customers = try database.queryFirst("SELECT count(*) AS n FROM customers", [])?.int("n") ?? 0
+        let receipts = try database.queryFirst("SELECT count(*) AS n FROM receipts", [])?.int("n") ?? 0
+        let audit = try database.queryFirst("SELECT count(*) AS n FROM audit_log", [])?.int("n") ?? 0
+        report.notes.append("scale: \(label(transactions)) transactions of \(label(Int(customers))) customers, \(label(Int(receipts))) receipts, \(label(Int(audit))) audit entries (names in 7 scripts, 15% without one; ids cust-NNNN, UUIDs and numeric; 16-digit Apple ids)")
+        let keys = try ScaleKeys(database, count: 200)
+        try measure(database, keys: keys, prefix: scale + "SQLite: ", into: &report, progress: progress)
+        try StorageCost.figures(database, transactions: transactions, prefix: scale + "SQLite: ", into: &report)
+        guard let postgres else { return }
+        let scratch = try BenchScratch(postgresURL: postgres)
+        defer { scratch.remove() }
+        let target = try PurchaseDatabase.open(try scratch.newDatabase("postgresql"))
+        LedgerBenchCases.say("scale: db copy of \(label(transactions)) transactions to PostgreSQL…", progress)
+        let copy = try DatabaseCopy.copy(from: database, to: target)
+        try LedgerBenchCases.expect(copy.isVerified, "the copy to PostgreSQL does not verify")
+        // The aim is 10 minutes for 10,000,000 transactions: 60 s per million.
+        report.figures.append(LedgerFigure(name: scale + "PostgreSQL: db copy from SQLite (verified), s", value: copy.seconds,
+                                           aim: .below(60 * Double(transactions) / 1_000_000)))
+        try measure(target, keys: keys, prefix: scale + "PostgreSQL: ", into: &report, progress: progress)
+        try StorageCost.figures(target, transactions: transactions, prefix: scale + "PostgreSQL: ", into: &report)
+    }
+
+    /// The console, the searches and the lookups on `database`.
+    static func measure(_ database: SQLDatabase, keys: ScaleKeys, prefix: String, into report: inout LedgerBenchReport, progress: Bool) throws {
+        let now = LedgerBenchCases.now
+        let ledger = PurchaseLedger(database: database, configuration: configuration,
+                                    verifier: ReceiptVerifier(trust: try TestCertificateAuthority.shared().trustStore()), clock: { now })
+        LedgerBenchCases.say("\(prefix)console…", progress)
+        _ = ProcessStats.resetPeakMemory()
+        for figure in try ConsoleBenchmark.measure(ledger: ledger, clock: { now }) where !figure.name.contains("paste") {
+            report.figures.append(LedgerFigure(name: prefix + figure.name, value: figure.value, aim: ConsoleBench.aim(figure.name),
+                                               floorName: figure.ratio == nil ? nil : ConsoleBenchmark.floorName, ratio: figure.ratio))
+        }
+        LedgerBenchCases.say("\(prefix)search, \(searchRuns) of each…", progress)
+        try ScaleSearch.measure(database, keys: keys, runs: searchRuns, prefix: prefix, into: &report)
+        LedgerBenchCases.say("\(prefix)lookups, \(lookupRuns) of each…", progress)
+        for figure in try BackendBenchmark.lookups(ledger, customers: keys.customers, transactions: keys.transactions, orders: keys.orders,
+                                                   originals: keys.originals, runs: lookupRuns) {
+            report.figures.append(LedgerFigure(name: prefix + "lookup \(figure.name), median ms", value: figure.medianMilliseconds, aim: .below(5)))
+            report.figures.append(LedgerFigure(name: prefix + "lookup \(figure.name), p99 ms", value: figure.p99Milliseconds, aim: .none))
+        }
+    }
+}
