@@ -10,6 +10,8 @@ struct ScaleKeys {
     var orders: [String] = []
     var originals: [String] = []
 
+    init() {}
+
     /// `count` of each, read from the SQLite database by rowid.
     init(_ database: SQLDatabase, count: Int) throws {
         func sample(_ table: String, _ column: String, _ extra: String = "") throws -> [String] {
@@ -44,8 +46,14 @@ enum ScaleBench {
     static let maxTransactions = 50_000_000
     /// The kept databases' folder when none is given.
     static let defaultFolder = ".build/bench-scale"
-    static let searchRuns = 60
-    static let lookupRuns = 500
+    /// How many times each step is timed.
+    struct Runs {
+        var console = 25
+        var search = 60
+        var lookups = 500
+        /// The bench's; a test of the row set may take fewer.
+        static let standard = Runs()
+    }
 
     /// The catalogue of the generated purchases.
     static let configuration = StoreConfiguration(
@@ -75,7 +83,8 @@ enum ScaleBench {
     }
 
     /// The figures for `transactions` transactions: SQLite's, then PostgreSQL's at `postgres`.
-    static func run(transactions: Int, folder: String, postgres: String?, into report: inout LedgerBenchReport, progress: Bool) throws {
+    static func run(transactions: Int, folder: String, postgres: String?, runs: Runs = .standard, into report: inout LedgerBenchReport,
+                    progress: Bool) throws {
         let path = path(transactions: transactions, folder: folder)
         let scale = "scale \(label(transactions)) transactions, "
         if FileManager.default.fileExists(atPath: path) {
@@ -99,7 +108,7 @@ enum ScaleBench {
         let audit = try database.queryFirst("SELECT count(*) AS n FROM audit_log", [])?.int("n") ?? 0
         report.notes.append("scale: \(label(transactions)) transactions of \(label(Int(customers))) customers, \(label(Int(receipts))) receipts, \(label(Int(audit))) audit entries (names in 7 scripts, 15% without one; ids cust-NNNN, UUIDs and numeric; 16-digit Apple ids)")
         let keys = try ScaleKeys(database, count: 200)
-        try measure(database, keys: keys, prefix: scale + "SQLite: ", into: &report, progress: progress)
+        try measure(database, keys: keys, prefix: scale + "SQLite: ", runs: runs, into: &report, progress: progress)
         try StorageCost.figures(database, transactions: transactions, prefix: scale + "SQLite: ", into: &report)
         guard let postgres else { return }
         let scratch = try BenchScratch(postgresURL: postgres)
@@ -111,26 +120,26 @@ enum ScaleBench {
         // The aim is 10 minutes for 10,000,000 transactions: 60 s per million.
         report.figures.append(LedgerFigure(name: scale + "PostgreSQL: db copy from SQLite (verified), s", value: copy.seconds,
                                            aim: .below(60 * Double(transactions) / 1_000_000)))
-        try measure(target, keys: keys, prefix: scale + "PostgreSQL: ", into: &report, progress: progress)
+        try measure(target, keys: keys, prefix: scale + "PostgreSQL: ", runs: runs, into: &report, progress: progress)
         try StorageCost.figures(target, transactions: transactions, prefix: scale + "PostgreSQL: ", into: &report)
     }
 
     /// The console, the searches and the lookups on `database`.
-    static func measure(_ database: SQLDatabase, keys: ScaleKeys, prefix: String, into report: inout LedgerBenchReport, progress: Bool) throws {
+    static func measure(_ database: SQLDatabase, keys: ScaleKeys, prefix: String, runs: Runs, into report: inout LedgerBenchReport, progress: Bool) throws {
         let now = LedgerBenchCases.now
         let ledger = PurchaseLedger(database: database, configuration: configuration,
                                     verifier: ReceiptVerifier(trust: try TestCertificateAuthority.shared().trustStore()), clock: { now })
         LedgerBenchCases.say("\(prefix)console…", progress)
         _ = ProcessStats.resetPeakMemory()
-        for figure in try ConsoleBenchmark.measure(ledger: ledger, clock: { now }) where !figure.name.contains("paste") {
+        for figure in try ConsoleBenchmark.measure(ledger: ledger, runs: runs.console, clock: { now }) where !figure.name.contains("paste") {
             report.figures.append(LedgerFigure(name: prefix + figure.name, value: figure.value, aim: ConsoleBench.aim(figure.name),
                                                floorName: figure.ratio == nil ? nil : ConsoleBenchmark.floorName, ratio: figure.ratio))
         }
-        LedgerBenchCases.say("\(prefix)search, \(searchRuns) of each…", progress)
-        try ScaleSearch.measure(database, keys: keys, runs: searchRuns, prefix: prefix, into: &report)
-        LedgerBenchCases.say("\(prefix)lookups, \(lookupRuns) of each…", progress)
+        LedgerBenchCases.say("\(prefix)search, \(runs.search) of each…", progress)
+        try ScaleSearch.measure(database, keys: keys, runs: runs.search, prefix: prefix, into: &report)
+        LedgerBenchCases.say("\(prefix)lookups, \(runs.lookups) of each…", progress)
         for figure in try BackendBenchmark.lookups(ledger, customers: keys.customers, transactions: keys.transactions, orders: keys.orders,
-                                                   originals: keys.originals, runs: lookupRuns) {
+                                                   originals: keys.originals, runs: runs.lookups, warmUp: min(50, runs.lookups)) {
             report.figures.append(LedgerFigure(name: prefix + "lookup \(figure.name), median ms", value: figure.medianMilliseconds, aim: .below(5)))
             report.figures.append(LedgerFigure(name: prefix + "lookup \(figure.name), p99 ms", value: figure.p99Milliseconds, aim: .none))
         }
