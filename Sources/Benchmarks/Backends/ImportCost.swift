@@ -3,13 +3,14 @@ import PurchaseStore
 
 /// What an import from bench-worker processes cost, apart from how many cores the machine has
 /// (issue 30): CPU seconds of the importing processes (each its own /proc/self/stat from `go`
-/// to `done`), of PostgreSQL's backends serving them (each worker reads /proc/PID/stat of its
-/// connection's backend, `pg_backend_pid()`, at the same moments) and of the server's other
+/// to `done`), of PostgreSQL's backends serving them (every client session of the database
+/// but the sampler's, from pg_stat_activity, read from /proc/PID/stat at `go` or when first
+/// seen and at every sample: `importStream` opens a second session per worker) and of the server's other
 /// processes (WAL writer, checkpointer…: /proc/PID/stat of every non-client process in
 /// pg_stat_activity, read by the parent at go and after the last done); and the time spent
 /// waiting for locks: on SQLite the seconds each worker slept in the product's busy handler
 /// (`SQLiteLockWaits`), on PostgreSQL the share of samples, every 10 ms, in which a worker's
-/// backend waited on a heavyweight lock (`wait_event_type = 'Lock'` in pg_stat_activity:
+/// session waited on a heavyweight lock (`wait_event_type = 'Lock'` in pg_stat_activity:
 /// advisory, row, transaction locks).
 struct ImportCost {
     var importerCPU = 0.0
@@ -38,7 +39,7 @@ struct ImportCost {
 
     /// The share of the workers' wall time spent waiting for locks, in percent.
     func lockWaitPercent(backend: String, workers: Int, seconds: Double) -> Double {
-        if backend == "postgresql" { return samples > 0 ? Double(lockSamples) / Double(samples * workers) * 100 : 0 }
+        if backend == "postgresql" { return samples > 0 ? min(100, Double(lockSamples) / Double(samples * workers) * 100) : 0 }
         return seconds > 0 ? sqliteWaits / (seconds * Double(workers)) * 100 : 0
     }
 
@@ -67,7 +68,7 @@ struct ImportCost {
     }
 
     /// The note saying how these were measured.
-    static let note = "backends: CPU per transaction from /proc/PID/stat (user + system, 10 ms ticks) from go to done: each importer's own, its PostgreSQL backend's (pg_backend_pid()), and the server's other processes (non-client rows of pg_stat_activity, read by the parent; any other work on that server counts too); lock waits: SQLite, seconds slept in the product's busy handler (BEGIN IMMEDIATE behind another writer) ÷ (wall × processes); PostgreSQL, the share of 10 ms samples of pg_stat_activity in which a worker's backend waited on a lock (wait_event_type Lock: advisory, row, transaction), per worker"
+    static let note = "backends: CPU per transaction from /proc/PID/stat (user + system, 10 ms ticks) from go to done: each importer's own, every client backend of the database (pg_stat_activity; importStream opens two sessions per worker: the one pg_backend_pid() names and its second lane), and the server's other processes (non-client rows of pg_stat_activity, read by the parent; any other work on that server counts too); lock waits: SQLite, seconds slept in the product's busy handler (BEGIN IMMEDIATE behind another writer) ÷ (wall × processes); PostgreSQL, the share of 10 ms samples of pg_stat_activity in which a session of the workers waited on a lock (wait_event_type Lock: advisory, row, transaction), per worker"
 }
 
 /// Samples pg_stat_activity on its own connection while an import runs, and reads the server's
@@ -79,6 +80,8 @@ final class LockWaitSampler: @unchecked Sendable {
     private var running = true
     private var lockSamples = 0, samples = 0
     private var others: [Int64: Double] = [:]
+    /// Each client backend's CPU seconds when first seen (0 when it started after `go`) and last read.
+    private var clients: [Int64: (first: Double, last: Double)] = [:]
     private let done = DispatchSemaphore(value: 0)
 
     /// Connects to `url` (the import's database) to watch the backends `pids`.
@@ -86,6 +89,21 @@ final class LockWaitSampler: @unchecked Sendable {
         database = try PostgresDatabase(url: url)
         self.pids = pids
         others = try Self.otherProcesses(database)
+        for pid in try clientPids() { if let cpu = ProcessStats.cpuSeconds(pid: String(pid)) { clients[pid] = (cpu, cpu) } }
+    }
+
+    /// The client backends of this database but the sampler's own: the workers' sessions,
+    /// including the second session `importStream` opens on PostgreSQL (`ImportLanes`).
+    private func clientPids() throws -> [Int64] {
+        try database.query("""
+            SELECT pid FROM pg_stat_activity WHERE backend_type = 'client backend' AND datname = current_database() AND pid <> pg_backend_pid()
+            """, []).compactMap { $0.int("pid") }
+    }
+
+    /// The client backends' CPU seconds from `go` to the last sample (a session that ended
+    /// between samples loses at most one sampling interval of its time).
+    var serverCPU: Double? {
+        lock.withLock { clients.isEmpty ? nil : clients.values.reduce(0) { $0 + max(0, $1.last - $1.first) } }
     }
 
     /// Starts sampling on a thread of its own.
@@ -96,12 +114,17 @@ final class LockWaitSampler: @unchecked Sendable {
             while lock.withLock({ running }) {
                 // A failed sample is skipped: the figure is the share of the samples taken.
                 if let row = try? database.queryFirst("""
-                    SELECT count(*) FILTER (WHERE wait_event_type = 'Lock') AS waiting FROM pg_stat_activity WHERE pid IN (\(list))
+                    SELECT count(*) FILTER (WHERE wait_event_type = 'Lock') AS waiting FROM pg_stat_activity
+                    WHERE pid IN (\(list)) OR (backend_type = 'client backend' AND datname = current_database() AND pid <> pg_backend_pid())
                     """, []) {
                     lock.withLock {
                         lockSamples += Int(row.int("waiting") ?? 0)
                         samples += 1
                     }
+                }
+                for pid in (try? clientPids()) ?? [] {  // a failed read is skipped, as a sample is
+                    guard let cpu = ProcessStats.cpuSeconds(pid: String(pid)) else { continue }
+                    lock.withLock { clients[pid] = (clients[pid]?.first ?? 0, cpu) }
                 }
                 usleep(10_000)
             }

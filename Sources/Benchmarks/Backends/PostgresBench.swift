@@ -112,6 +112,7 @@ enum PostgresBench {
         if let sampled = sampler?.stop() {
             (cost.lockSamples, cost.samples, cost.otherServerCPU) = (sampled.lockSamples, sampled.samples, sampled.otherCPU)
         }
+        let sessionsCPU = sampler?.serverCPU
         var transactions: Int64 = 0
         for (worker, line) in zip(workers, lines) {
             worker.process.waitUntilExit()
@@ -122,6 +123,9 @@ enum PostgresBench {
             transactions += recorded
             cost.add(workerLine: line)
         }
+        // The workers' own reading covers the session pg_backend_pid() names only; the
+        // sampler's covers every session of theirs (importStream's second lane too).
+        if let sessionsCPU, cost.serverCPU != nil { cost.serverCPU = sessionsCPU }
         return (transactions, seconds, load, cost)
     }
 
