@@ -45,7 +45,10 @@ public final class ConsoleController {
             _ = try? environment.lock.run { _ in try changes.waitForChange(timeout: 0) }  // a failure shows on the first tick
         }
         run(.loadCounts)
-        run(.checkAudit)
+        // The audit chain is verified at the first tick, after the first screen is drawn: it
+        // reads every entry (tens of thousands in a shop's ledger), which the first screen must
+        // not wait for.
+        auditCheckDue = true
         if let filter = environment.initialFilter, !filter.isEmpty {
             for effect in ConsoleReducer.applyFilter(&state, filter) { run(effect) }
         } else {
@@ -57,6 +60,9 @@ public final class ConsoleController {
         task?.cancel()
         appleDesk.task?.cancel()
     }
+
+    /// Whether the audit chain's check at opening is still to run (at the first tick).
+    private var auditCheckDue = false
 
     /// Whether the operator quit.
     public var isFinished: Bool { state.finished }
@@ -78,6 +84,11 @@ public final class ConsoleController {
     @discardableResult
     public func tick() -> Bool {
         var changed = checkForChanges()
+        if auditCheckDue {
+            auditCheckDue = false
+            run(.checkAudit)
+            changed = true
+        }
         if let (name, outcome, cancelled) = applyInbox.take() {
             changed = true
             applyCancel = nil
