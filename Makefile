@@ -36,9 +36,10 @@ build: deps
 release: deps
 	$(SWIFT) build -c release
 
-# What `make test` leaves out of its output (the whole log is in .build/test.log): a line per test
-# that started or passed. Build progress, a line per suite, and every failure stay.
-TEST_QUIET := ^(Test Case|Test Suite .* started|◇ |✔ Test ("|[^ ]+\().* passed)
+# What `make test` leaves out of its output (the whole log is in .build/test.log): each test's
+# events of starting and passing, whole, however many lines a name or an argument spans. Build
+# progress, a line per suite, and every failure stay (scripts/quiet-test-output.awk).
+TEST_QUIET := awk -f scripts/quiet-test-output.awk
 
 # Tests talk to the simulator on 127.0.0.1 only: no proxy, and the transport refuses anything else.
 test: export RECEIPTDESK_LOOPBACK_ONLY := 1
@@ -52,7 +53,7 @@ test: deps
 	trap './scripts/postgres-test-server.sh stop "$$pgdir"' EXIT; trap 'exit 130' INT TERM; \
 	url=$$(./scripts/postgres-test-server.sh start "$$pgdir") || exit $$?; \
 	echo "PostgreSQL test server: $$url"; \
-	RECEIPTDESK_TEST_POSTGRES_URL="$$url" $(SWIFT) test 2>&1 | tee .build/test.log | grep --line-buffered -vE '$(TEST_QUIET)' ; \
+	RECEIPTDESK_TEST_POSTGRES_URL="$$url" $(SWIFT) test 2>&1 | tee .build/test.log | $(TEST_QUIET) ; \
 	  exit $${PIPESTATUS[0]}
 	$(MAKE) --no-print-directory fuzz-smoke
 
@@ -85,7 +86,7 @@ test-sanitized: deps
 	  if [ $$sanitizer = address ]; then flags="--sanitize=address"; else flags="$(UBSAN_FLAGS)"; fi; \
 	  echo "== swift test $$flags"; \
 	  RECEIPTDESK_TEST_POSTGRES_URL="$$url" $(SWIFT) test $$flags $(SANITIZE_LINK) $(SANITIZE_SKIP) --scratch-path .build/sanitize-$$sanitizer 2>&1 \
-	    | tee .build/test-$$sanitizer.log | grep --line-buffered -vE '$(TEST_QUIET)'; \
+	    | tee .build/test-$$sanitizer.log | $(TEST_QUIET); \
 	  status=$${PIPESTATUS[0]}; \
 	  if [ $$status -ne 0 ] || grep -qE '(ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:)' .build/test-$$sanitizer.log; then \
 	    echo "sanitizer $$sanitizer: FAILED (log .build/test-$$sanitizer.log)"; exit 1; fi; \
