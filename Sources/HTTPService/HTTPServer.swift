@@ -169,7 +169,7 @@ public final class HTTPServer: @unchecked Sendable {
         }
         let unfinished = core.waitForInFlight(until: deadline)
         if unfinished > 0 {
-            core.logged("stopping with \(unfinished) request(s) still in flight after the grace of \(grace)")
+            core.logged("stopping with \(unfinished) request\(unfinished == 1 ? "" : "s") still in flight after the grace of \(grace)")
         }
         MHD_stop_daemon(daemon)
         if listener >= 0 { close(listener) }

@@ -32,7 +32,7 @@ enum AppleSideText {
         if !side.extensions.isEmpty {
             lines += ["", "renewal extensions:"]
             for e in side.extensions {
-                lines.append("  \(day(e.requestedAt))  original \(e.original)  +\(e.days) days  \(e.outcome)  by \(e.by)")
+                lines.append("  \(day(e.requestedAt))  original \(e.original)  +\(Plural.of(e.days, "day"))  \(e.outcome)  by \(e.by)")
             }
         }
         if !side.events.isEmpty {

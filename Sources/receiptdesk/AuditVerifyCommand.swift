@@ -75,9 +75,9 @@ enum AuditVerifyCommand {
         }
         if let anchors, let anchorsPath {
             if anchors.isIntact {
-                print("anchors: all \(anchors.lines) lines of \(anchorsPath) hold" + (anchors.latest.map { " (the latest: entry \($0.anchor.seq), \(StoreDates.format($0.takenAt)))" } ?? ""))
+                print("anchors: " + (anchors.lines == 1 ? "the 1 line of" : "all \(anchors.lines) lines of") + " \(anchorsPath) hold" + (anchors.latest.map { " (the latest: entry \($0.anchor.seq), \(StoreDates.format($0.takenAt)))" } ?? ""))
             } else {
-                print("anchors BROKEN: \(anchors.held) of \(anchors.lines) lines of \(anchorsPath) hold")
+                print("anchors BROKEN: \(anchors.held) of \(Plural.of(anchors.lines, "line")) of \(anchorsPath) hold")
                 for problem in anchors.problems { print("  \(problem)") }
                 if anchors.unlisted > 0 { print("  … and \(anchors.unlisted) more") }
             }

@@ -108,7 +108,7 @@ enum DatabaseCommand {
         do {
             let target = try PurchaseDatabase.open(to, create: true)
             report = try DatabaseCopy.copy(from: source, to: target) { table, rows in
-                if !json { printError("  copied \(table): \(rows) rows") }
+                if !json { printError("  copied \(table): \(Plural.of(rows, "row"))") }
             }
             // A copy that did not verify is not left for anyone to use, nor in a re-run's way.
             if !report.isVerified {
@@ -137,7 +137,7 @@ enum DatabaseCommand {
                                    ("problem", .string(report.audit.problem)), ("headMatchesSource", .bool(report.auditHeadMatches))])),
             ]).serialized())
         } else {
-            print("copied \(report.source) → \(report.target): \(report.rowsCopied) rows in \(String(format: "%.2f", report.seconds)) s")
+            print("copied \(report.source) → \(report.target): \(Plural.of(report.rowsCopied, "row")) in \(String(format: "%.2f", report.seconds)) s")
             let width = report.tables.map(\.name.count).max() ?? 0
             for table in report.tables {
                 let mark = table.isIdentical ? "✓" : (table.contentsMatch ? "✗ row count differs" : "✗ contents differ")

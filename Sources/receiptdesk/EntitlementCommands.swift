@@ -88,14 +88,14 @@ enum EntitlementCommands {
             ]).serialized())
         } else {
             let verb = result.dryRun ? "would move" : "moved"
-            print("\(verb) \(result.movedTransactions.count) transaction(s) to \(customer)" +
+            print("\(verb) \(Plural.of(result.movedTransactions.count, "transaction")) to \(customer)" +
                   (result.importedTransactions.isEmpty ? "" : ", \(result.dryRun ? "would import" : "imported") \(result.importedTransactions.count) new"))
             for move in result.movedTransactions { print("  \(move.transactionId)  from \(move.fromCustomer)") }
             if !result.consumablesLeft.isEmpty {
-                print("\(result.consumablesLeft.count) consumable purchase(s) stay with their owner: Apple does not restore consumables, and moving one lets it be spent twice (--include-consumables moves them)")
+                print("\(Plural.of(result.consumablesLeft.count, "consumable purchase")) \(result.consumablesLeft.count == 1 ? "stays with its" : "stay with their") owner: Apple does not restore consumables, and moving one lets it be spent twice (--include-consumables moves them)")
                 for left in result.consumablesLeft { print("  \(left.transactionId)  stays with \(left.fromCustomer)") }
             }
-            if result.consumablesMoved > 0 { print("including \(result.consumablesMoved) consumable purchase(s) (--include-consumables)") }
+            if result.consumablesMoved > 0 { print("including \(Plural.of(result.consumablesMoved, "consumable purchase")) (--include-consumables)") }
         }
         return .ok
     }

@@ -95,7 +95,7 @@ enum ImportCommand {
         }
         var line = "\(file): \(result.format.rawValue), \(result.environment.badge), \(result.verdict.status.rawValue)"
         line += result.changedDatabase ? " — receipt #\(result.receiptId ?? 0)" : " — nothing new"
-        line += ": \(recorded) recorded (\(bound) bound to an order), \(duplicates) duplicate, \(conflicts.count) conflict"
+        line += ": \(recorded) recorded (\(bound) bound to an order), \(Plural.of(duplicates, "duplicate")), \(Plural.of(conflicts.count, "conflict"))"
         if let revocation = result.verdict.revocation {
             line += "\n  " + (revocation.isCheckedGood ? "" : "⚠ ") + revocation.summary
         }

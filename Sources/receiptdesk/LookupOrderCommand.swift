@@ -43,7 +43,7 @@ enum LookupOrderCommand {
                                     ("imported", .array(imported)),
                                     ("rejected", .array(lookup.rejected.map { .string($0.description) }))]).serialized())
         } else {
-            print("Apple order \(orderId): \(lookup.transactions.count) transaction(s) (\(lookup.environment.rawValue.lowercased()))")
+            print("Apple order \(orderId): \(Plural.of(lookup.transactions.count, "transaction")) (\(lookup.environment.rawValue.lowercased()))")
             lines.forEach { print($0) }
         }
         return lookup.rejected.isEmpty ? .ok : .verificationFailed

@@ -44,7 +44,7 @@ enum NotificationsCommand {
                                     ("pages", .int(fetch.pages)), ("seen", .int(fetch.seen)), ("applied", .int(fetch.applied)),
                                     ("status", .string(fetch.status)), ("problems", .array(result.problems.map { .string($0) }))]).serialized())
         } else {
-            print("notification history \(RFC3339.format(fetch.startDate)) – \(RFC3339.format(fetch.endDate)) (\(environment.rawValue.lowercased())): \(fetch.seen) notifications in \(fetch.pages) pages, \(fetch.applied) new, \(fetch.seen - fetch.applied) already applied")
+            print("notification history \(RFC3339.format(fetch.startDate)) – \(RFC3339.format(fetch.endDate)) (\(environment.rawValue.lowercased())): \(Plural.of(fetch.seen, "notification")) in \(Plural.of(fetch.pages, "page")), \(fetch.applied) new, \(fetch.seen - fetch.applied) already applied")
             result.problems.forEach { print("problem: \($0)") }
             if fetch.endDate < until {
                 print("resumed fetch #\(fetch.fetchId), interrupted earlier, over its own period: run it again for what came after \(RFC3339.format(fetch.endDate))")

@@ -79,7 +79,7 @@ enum SimulatorCommand {
           not Apple: receipts and JWS are signed with receiptdesk's test authority
           verifyReceipt  production \(base)/production/verifyReceipt   sandbox \(base)/sandbox/verifyReceipt
           Server API     production \(base)/production                 sandbox \(base)/sandbox
-          bundle id \(state.bundleId), \(state.transactions.count) transactions known\
+          bundle id \(state.bundleId), \(Plural.of(state.transactions.count, "transaction")) known\
         \(stateDirectory.map { ", state in \($0)" } ?? "")
           notifications \(state.notificationURL.map { "POSTed to \($0.absoluteString)" } ?? "not sent (no --notify-url)")
           shared secret \(state.sharedSecret == nil ? "not set" : "set"), Server API key \(state.serverAPIKey == nil ? "not set (every Server API call gets 401)" : "set")

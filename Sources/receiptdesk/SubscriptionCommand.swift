@@ -109,7 +109,7 @@ enum SubscriptionCommand {
             let all = try options.openLedgerForReading().massExtensions()
             if all.isEmpty { print("no mass extensions") }
             for m in all {
-                print("\(m.requestIdentifier)  \(m.productId)  +\(m.days) days  \(m.environment.lowercased())  \(m.progress)  asked \(AppleSideText.day(m.requestedAt)) by \(m.operatorName): \(m.reason)")
+                print("\(m.requestIdentifier)  \(m.productId)  +\(Plural.of(m.days, "day"))  \(m.environment.lowercased())  \(m.progress)  asked \(AppleSideText.day(m.requestedAt)) by \(m.operatorName): \(m.reason)")
             }
             return .ok
         }

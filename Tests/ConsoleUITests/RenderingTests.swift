@@ -124,4 +124,13 @@ struct RenderingTests {
         #expect(wrapped[0].first?.style == .muted)
         #expect(ConsoleFormat.wrap("no in-app purchases in this receipt", width: 12).allSatisfy { DisplayWidth.of($0) <= 12 })
     }
+
+    @Test func aWordThatFillsTheLineIsNotCutForTheSpaceAfterIt() {
+        // "alpha bravo" fills 11 columns: with the space after it the line was 12 and lost a letter to "…".
+        let wrapped = Columns.wrap([Span("alpha bravo charlie delta")], width: 11, indent: 2)
+        #expect(wrapped.map { $0.map(\.text).joined().replacingOccurrences(of: " +$", with: "", options: .regularExpression) }
+                    == ["alpha bravo", "  charlie", "  delta"])
+        #expect(wrapped.allSatisfy { $0.width == 11 })
+        #expect(!wrapped.flatMap { $0.map(\.text) }.joined().contains("…"))
+    }
 }

@@ -29,7 +29,7 @@ struct SupportActionTests {
         #expect(try fixture.ledger.customerSummary("alice").email == "alice@example.com", "nothing before y")
         controller.press(.character("y"), on: screen)
         #expect(await controller.settle())
-        #expect(controller.state.message?.text.hasPrefix("personal data of alice erased: 2 field(s)") == true, "\(controller.state.message?.text ?? "")")
+        #expect(controller.state.message?.text.hasPrefix("personal data of alice erased: 2 fields") == true, "\(controller.state.message?.text ?? "")")
         let summary = try fixture.ledger.customerSummary("alice")
         #expect(summary.email == nil && summary.displayName == nil && summary.erasedBy == "mei")
         #expect(try fixture.database.queryFirst("SELECT count(*) AS n FROM audit_log WHERE action = 'customer-erase'", [])?.int("n") == 1)

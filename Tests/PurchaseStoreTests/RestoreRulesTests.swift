@@ -44,7 +44,7 @@ struct RestoreRulesTests {
             _ = try f.ledger.restore(customer: "typo-customer", fromCustomer: "old", reason: "r", operatorName: "mei")
             Issue.record("a restore of one consumable moved something")
         } catch let error as StoreError {
-            #expect(error.reason.contains("only 1 consumable purchase(s) would, and Apple does not restore consumables"), "\(error.reason)")
+            #expect(error.reason.contains("only 1 consumable purchase would, and Apple does not restore consumables"), "\(error.reason)")
         }
         do {
             _ = try f.ledger.restore(customer: "typo-customer", fromCustomer: "empty", reason: "r", operatorName: "mei")

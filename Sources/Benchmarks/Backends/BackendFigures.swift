@@ -23,7 +23,7 @@ enum BackendFigures {
             for (workers, batch) in [(1, 1), (4, 1), (1, 100), (4, 100)] {
                 let location = try scratch.newDatabase(backend)
                 _ = try PurchaseDatabase.open(location)  // migrated once, before timing
-                LedgerBenchCases.say("backends: \(backend), importing from \(workers) connection(s), batches of \(batch)…", progress)
+                LedgerBenchCases.say("backends: \(backend), importing from \(Plural.of(workers, "connection")), batches of \(batch)…", progress)
                 let figure = try BackendBenchmark.importThroughput(
                     workers: workers, batch: batch, receipts: receipts, customer: { LedgerImportBench.customerId($0 % LedgerImportBench.customerCount) },
                     open: { try PurchaseDatabase.open(location) }, configuration: LedgerBenchCases.configuration,

@@ -63,8 +63,8 @@ struct AppleJob: Sendable {
             let result = try await actions.refreshSubscriptions(customerId: customer, operatorName: operatorName)
             let states = result.states.map { "\($0.productId ?? $0.originalTransactionId) \($0.statusName)" }
             var text = "Apple's status of \(customer): " + (states.isEmpty ? "no subscription" : states.joined(separator: ", "))
-            text += "; \(result.changes.count) change\(result.changes.count == 1 ? "" : "s") applied"
-            if let problem = result.problems.first { text += "; \(result.problems.count) problem(s): \(problem)" }
+            text += "; \(Plural.of(result.changes.count, "change")) applied"
+            if let problem = result.problems.first { text += "; \(Plural.of(result.problems.count, "problem")): \(problem)" }
             return done(text, result.problems.isEmpty ? .success : .error)
         case .extend(_, let original, let days, let code, let reason):
             let plan: RenewalExtensionPlan
@@ -72,7 +72,7 @@ struct AppleJob: Sendable {
                 plan = try ledger.run { try $0.planRenewalExtension(original: original, days: days, reasonCodeNumber: code) }
             }
             let outcome = try await actions.extendRenewal(plan, reason: reason, operatorName: operatorName)
-            var text = "extended \(original) by \(plan.days) day\(plan.days == 1 ? "" : "s")"
+            var text = "extended \(original) by \(Plural.of(plan.days, "day"))"
             if let date = outcome.effectiveDate { text += " at Apple on \(ConsoleFormat.date(date))" }
             if let state = outcome.state {
                 text += "; now \(state.statusName), expires \(state.expiresDate.map(ConsoleFormat.date) ?? "?")"
@@ -118,13 +118,13 @@ struct AppleJob: Sendable {
             progress("mass extension of \(product): \(record.progress)")
             let final = try await actions.pollMassExtension(record.requestIdentifier, operatorName: operatorName, interval: pollInterval,
                                                             maxPolls: maxPolls) { progress("mass extension of \(product): \($0.progress)") }
-            return done("mass extension of \(product) by \(plan.days) days: \(final.progress)", final.status == "complete" ? .success : .info)
+            return done("mass extension of \(product) by \(Plural.of(plan.days, "day")): \(final.progress)", final.status == "complete" ? .success : .info)
         case .fetchNotifications(let start, let end, let environment):
             let result = try await actions.fetchNotificationHistory(start: start, end: end, environment: environment, operatorName: operatorName) {
                 progress("notification history: page \($0.pages), \($0.seen) read, \($0.applied) new")
             }
             var text = "notification history \(ConsoleFormat.date(start)) – \(ConsoleFormat.date(end)): \(result.fetch.seen) read, \(result.fetch.applied) new"
-            if let problem = result.problems.first { text += "; \(result.problems.count) problem(s): \(problem)" }
+            if let problem = result.problems.first { text += "; \(Plural.of(result.problems.count, "problem")): \(problem)" }
             return done(text, result.problems.isEmpty ? .success : .error)
         case .offer(let customer, let product, let offer, let transaction, let reason):
             // As previewed: the plan's transaction (the default the ledger chose), not another one.

@@ -82,22 +82,22 @@ enum ChangePreview {
             guard !result.movedTransactions.isEmpty || !result.importedTransactions.isEmpty else {
                 let left = result.consumablesLeft.count
                 throw ConsoleFailure("nothing to restore to \(customer): " + (left == 0 ? "no transaction would move"
-                    : "only \(left) consumable purchase(s), which Apple does not restore (choose \"move too\" to move them anyway)"))
+                    : "only \(Plural.of(left, "consumable purchase")), which Apple does not restore (choose \"move too\" to move them anyway)"))
             }
             var lines: [StyledLine] = [[Span("Restore purchases to customer \(customer)", .bold)],
-                                       [Span("  would move \(result.movedTransactions.count) transaction(s):")]]
+                                       [Span("  would move \(Plural.of(result.movedTransactions.count, "transaction")):")]]
             for move in result.movedTransactions.prefix(12) { lines.append([Span("    \(move.transactionId)  from \(move.fromCustomer)")]) }
             if result.movedTransactions.count > 12 { lines.append([Span("    … \(result.movedTransactions.count - 12) more", .muted)]) }
             if !result.importedTransactions.isEmpty {
-                lines.append([Span("  would import \(result.importedTransactions.count) transaction(s) never seen before from the receipt")])
+                lines.append([Span("  would import \(Plural.of(result.importedTransactions.count, "transaction")) never seen before from the receipt")])
             }
             if !result.consumablesLeft.isEmpty {
-                lines.append([Span("  leaves \(result.consumablesLeft.count) consumable purchase(s) with their owner: Apple does not restore consumables, and moving one lets it be spent twice", .muted)])
+                lines.append([Span("  leaves \(Plural.of(result.consumablesLeft.count, "consumable purchase")) with \(result.consumablesLeft.count == 1 ? "its" : "their") owner: Apple does not restore consumables, and moving one lets it be spent twice", .muted)])
             }
             var followUp: [StyledLine]?
             if result.consumablesMoved > 0 {
-                lines.append([Span("  ⚠ includes \(result.consumablesMoved) consumable purchase(s)", CellStyle(.warning, bold: true))])
-                followUp = [[Span("Move \(result.consumablesMoved) consumable purchase(s) to \(customer) as well?", CellStyle(.warning, bold: true))],
+                lines.append([Span("  ⚠ includes \(Plural.of(result.consumablesMoved, "consumable purchase"))", CellStyle(.warning, bold: true))])
+                followUp = [[Span("Move \(Plural.of(result.consumablesMoved, "consumable purchase")) to \(customer) as well?", CellStyle(.warning, bold: true))],
                             [Span("  Apple does not restore consumables. If the old account already spent them, they will be spent twice.")],
                             [], [Span("y moves them too · n cancels: nothing changes", .muted)]]
             }

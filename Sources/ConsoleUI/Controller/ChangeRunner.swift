@@ -30,7 +30,7 @@ enum ChangeRunner {
             let result = try ledger.restore(customer: customer, fromCustomer: from, transactionIds: ids, receipt: bytes, reason: reason,
                                             operatorName: operatorName, includeConsumables: consumables)
             var text = "restored to \(customer): moved \(result.movedTransactions.count), imported \(result.importedTransactions.count)"
-            if !result.consumablesLeft.isEmpty { text += "; \(result.consumablesLeft.count) consumable(s) stayed with their owner" }
+            if !result.consumablesLeft.isEmpty { text += "; \(Plural.of(result.consumablesLeft.count, "consumable")) stayed with \(result.consumablesLeft.count == 1 ? "its" : "their") owner" }
             return text
         case .resolve(let id, let owner, let reason):
             try ledger.resolveConflict(id, owner: owner, reason: reason, operatorName: operatorName)
@@ -41,13 +41,13 @@ enum ChangeRunner {
             let recorded = result.transactions.filter { if case .recorded = $0.outcome { return true } else { return false } }.count
             let conflicts = result.transactions.filter { if case .conflict = $0.outcome { return true } else { return false } }.count
             guard result.changedDatabase else { return "imported " + (result.notes.last { $0.hasPrefix("nothing new") } ?? "nothing new") }
-            return "imported receipt #\(result.receiptId ?? 0) for \(customer): \(recorded) recorded, \(conflicts) conflict(s), verdict \(result.verdict.status.rawValue)"
+            return "imported receipt #\(result.receiptId ?? 0) for \(customer): \(recorded) recorded, \(Plural.of(conflicts, "conflict")), verdict \(result.verdict.status.rawValue)"
         case .note(let customer, let text):
             let note = try ledger.addNote(customer: customer, text: text, operatorName: operatorName)
             return "note #\(note.noteId) added to \(customer)"
         case .erase(let customer, let reason):
             let erased = try ledger.erasePersonalData(customer: customer, reason: reason, operatorName: operatorName)
-            return "personal data of \(customer) erased: \(erased.fields.count) field(s), \(erased.notes) note text(s), \(erased.receipts.count) receipt(s)' bytes"
+            return "personal data of \(customer) erased: \(Plural.of(erased.fields.count, "field")), \(Plural.of(erased.notes, "note text")), the bytes of \(Plural.of(erased.receipts.count, "receipt"))"
         case .grantBatch(_, let customers, let entitlement, let end, let reason):
             guard let customers else { throw ConsoleFailure("the batch's customers were not fixed by its preview") }
             let until: Date?

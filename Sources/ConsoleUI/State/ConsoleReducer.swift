@@ -226,7 +226,7 @@ enum ConsoleReducer {
             let failed = reports.filter { $0.outcome == .failed }.count
             let verified = reports.filter { $0.outcome == .verified }.count
             let contradicted = reports.filter { $0.outcome == .contradicted }.count
-            return StatusMessage(text: "re-verified \(reports.count) receipts: \(verified) verified, \(failed) failed"
+            return StatusMessage(text: "re-verified \(Plural.of(reports.count, "receipt")): \(verified) verified, \(failed) failed"
                                      + (contradicted > 0 ? ", \(contradicted) CONTRADICT the local verdict" : ""),
                                  kind: failed > 0 || contradicted > 0 ? .error : .success)
         }

@@ -103,7 +103,7 @@ enum FormLogic {
         }
         for state in entitlements where state.isActive {
             options.append(.entitlement(state.name))
-            labels.append("\(state.name): however it is held (\(state.sources.filter(\.isActive).count) source(s))")
+            labels.append("\(state.name): however it is held (\(Plural.of(state.sources.filter(\.isActive).count, "source")))")
         }
         guard !options.isEmpty else { return nil }
         return FormState(kind: .revoke(customer: customer, options: options), fields: [

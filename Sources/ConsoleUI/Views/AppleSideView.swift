@@ -55,7 +55,7 @@ enum AppleSideView {
             if !money.isEmpty { lines += DetailLines.paragraph(money.joined(separator: " · "), width: width, indent: 4, style: .plain) }
             for e in side.extensions where e.original == state.originalTransactionId {
                 let when = e.requestedAt.map(ConsoleFormat.date) ?? "?"
-                lines += DetailLines.paragraph("extension of \(e.days) days asked \(when) by \(e.by): \(e.outcome)", width: width, indent: 4,
+                lines += DetailLines.paragraph("extension of \(Plural.of(e.days, "day")) asked \(when) by \(e.by): \(e.outcome)", width: width, indent: 4,
                                                style: CellStyle(e.outcome.hasPrefix("refused") ? .danger : .accent))
             }
             lines += DetailLines.paragraph("from \(state.source), signed \(ConsoleFormat.dateTime(state.signedDate))", width: width, indent: 4,

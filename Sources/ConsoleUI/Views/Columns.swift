@@ -86,7 +86,21 @@ enum Columns {
             current.append(piece)
         }
         if !current.isEmpty { lines.append(current) }
-        return lines.map { fit($0, to: width) }
+        // A line's last word keeps the space after it: where that space alone overflows, it goes
+        // (else the word would be cut to make room for it).
+        return lines.map { fit($0.width > width ? trimmingTrailingSpaces($0) : $0, to: width) }
+    }
+
+    /// The line without the spaces it ends with.
+    static func trimmingTrailingSpaces(_ line: StyledLine) -> StyledLine {
+        var line = line
+        while let last = line.last {
+            let kept = String(last.text.reversed().drop { $0 == " " }.reversed())
+            if kept.isEmpty { line.removeLast(); continue }
+            line[line.count - 1] = Span(kept, last.style)
+            break
+        }
+        return line
     }
 
     /// The line with every span's style changed by `transform` (selection highlighting).

@@ -42,7 +42,7 @@ public final class Histogram: MetricFamily, @unchecked Sendable {
     /// registered): in the first bucket whose bound is at least `value`, in the sum and the count.
     public func observe(_ value: Double, _ labels: [String] = []) {
         precondition(labels.count == labelNames.count,
-                     "histogram \(name) labels \(labelNames) given \(labels.count) value(s): \(labels)")
+                     "histogram \(name) labels \(labelNames) given \(labels.count) value\(labels.count == 1 ? "" : "s"): \(labels)")
         let index = bounds.firstIndex { value <= $0 } ?? bounds.count
         lock.lock()
         series[labels, default: Series(buckets: Array(repeating: 0, count: bounds.count + 1))].buckets[index] += 1

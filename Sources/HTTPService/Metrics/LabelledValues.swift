@@ -16,7 +16,7 @@ final class LabelledValues: @unchecked Sendable {
     /// different count is a programming error, not something a request can cause).
     func update(_ labelValues: [String], _ change: (inout Double) -> Void) {
         precondition(labelValues.count == labelNames.count,
-                     "metric labels \(labelNames) given \(labelValues.count) value(s): \(labelValues)")
+                     "metric labels \(labelNames) given \(labelValues.count) value\(labelValues.count == 1 ? "" : "s"): \(labelValues)")
         lock.lock()
         change(&values[labelValues, default: 0])
         lock.unlock()

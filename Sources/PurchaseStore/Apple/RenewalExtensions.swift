@@ -145,7 +145,7 @@ extension PurchaseLedger {
             if refusal == nil {
                 try addSubscriptionEvent(original: plan.originalTransactionId, customerId: plan.customerId, transactionId: nil,
                                          kind: "extended", type: nil, subtype: nil, at: now,
-                                         detail: "extended by \(plan.days) days (\(plan.reasonCode.words)) to \(effectiveDate.map(SubscriptionStory.utcDay) ?? "?") by \(operatorName): \(reason)",
+                                         detail: "extended by \(Plural.of(plan.days, "day")) (\(plan.reasonCode.words)) to \(effectiveDate.map(SubscriptionStory.utcDay) ?? "?") by \(operatorName): \(reason)",
                                          source: "extension \(plan.requestIdentifier)")
             }
             try audit(now, operatorName, "apple-extend", "customer:\(plan.customerId)", .object([

@@ -67,7 +67,7 @@ extension PurchaseLedger {
             if dryRun { return result }
             guard !moves.isEmpty || !unknown.isEmpty else {
                 let why = consumables.isEmpty ? "no transaction would move"
-                    : "only \(consumables.count) consumable purchase(s) would, and Apple does not restore consumables (moving one lets it be spent twice; --include-consumables moves them anyway)"
+                    : "only \(Plural.of(consumables.count, "consumable purchase")) would, and Apple does not restore consumables (moving one lets it be spent twice; --include-consumables moves them anyway)"
                 throw StoreError(.invalidRequest, "nothing to restore to \(customerId): \(why); nothing changed")
             }
             try ensureCustomer(customerId, now: now)

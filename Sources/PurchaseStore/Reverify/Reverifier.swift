@@ -74,10 +74,10 @@ public struct Reverifier: Sendable {
             guard let client = service.serverAPI else { return report(question, .skipped, "skipped: no Server API client", nil, nil, [], temporary: false) }
             do {
                 let list = try await client.transactionHistory(id, environment: environment)
-                var summary = "Apple: \(list.transactions.count) transaction(s) in the history of \(id) (\(list.environment.rawValue.lowercased()), \(list.pages) page(s))"
-                if !list.rejected.isEmpty { summary += "; \(list.rejected.count) signed transaction(s) did not verify and were ignored" }
+                var summary = "Apple: \(Plural.of(list.transactions.count, "transaction")) in the history of \(id) (\(list.environment.rawValue.lowercased()), \(Plural.of(list.pages, "page")))"
+                if !list.rejected.isEmpty { summary += "; \(Plural.of(list.rejected.count, "signed transaction")) did not verify and \(list.rejected.count == 1 ? "was" : "were") ignored" }
                 if !list.transactions.isEmpty,
-                   let line = VerdictContradiction.whenAppleVouches(question, answer: "Apple knows \(id) (\(list.transactions.count) signed transaction(s) in its history)") {
+                   let line = VerdictContradiction.whenAppleVouches(question, answer: "Apple knows \(id) (\(Plural.of(list.transactions.count, "signed transaction")) in its history)") {
                     return record(question, .contradicted, line, list.environment, nil, list.attempts, temporary: false,
                                   appleVerdict: "valid", contradiction: line)
                 }

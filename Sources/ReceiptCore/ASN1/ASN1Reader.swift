@@ -58,7 +58,7 @@ public struct ASN1Reader: Sendable {
     /// Fails with `trailingBytes` unless the region has been read completely.
     public func finish(_ what: @autoclosure () -> String) throws {
         guard isAtEnd else {
-            throw ReceiptError(.trailingBytes, "\(what()): \(end - position) unexpected byte(s) at byte \(position)")
+            throw ReceiptError(.trailingBytes, "\(what()): \(Plural.of(end - position, "unexpected byte")) at byte \(position)")
         }
     }
 

@@ -69,7 +69,7 @@ struct DERCursor {
     /// Fails with `trailingBytes` unless the region has been read completely.
     func finish(_ what: @autoclosure () -> String) throws {
         guard isAtEnd else {
-            throw ReceiptError(.trailingBytes, "\(what()): \(end - position) unexpected byte(s) at byte \(position)")
+            throw ReceiptError(.trailingBytes, "\(what()): \(Plural.of(end - position, "unexpected byte")) at byte \(position)")
         }
     }
 

@@ -72,7 +72,7 @@ public struct AppReceipt: Sendable {
                 throw ReceiptError(.unexpectedTag, "\(what) payload: expected SET, found \(set.tag)")
             }
             guard set.end == bytes.count else {
-                throw ReceiptError(.trailingBytes, "\(what) payload: \(bytes.count - set.end) unexpected byte(s) at byte \(set.end)")
+                throw ReceiptError(.trailingBytes, "\(what) payload: \(Plural.of(bytes.count - set.end, "unexpected byte")) at byte \(set.end)")
             }
             var cursor = set.contentStart
             attributes.reserveCapacity(min((set.contentEnd - set.contentStart) / 10 + 1, 64))

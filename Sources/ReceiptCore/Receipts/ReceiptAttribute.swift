@@ -47,7 +47,7 @@ public struct ReceiptAttribute: Sendable {
         let version = try TLVScanner.integer(bytes, versionTLV.contentStart..<versionTLV.contentEnd, at: versionTLV.headerStart) { "\(what()) attribute version" }
         let value = try next(.octetString, "value")
         guard cursor == tlv.contentEnd else {
-            throw ReceiptError(.trailingBytes, "\(what()) attribute \(type): \(tlv.contentEnd - cursor) unexpected byte(s) at byte \(cursor)")
+            throw ReceiptError(.trailingBytes, "\(what()) attribute \(type): \(Plural.of(tlv.contentEnd - cursor, "unexpected byte")) at byte \(cursor)")
         }
         guard (0...100_000).contains(type) else {
             throw ReceiptError(.badValue, "\(what()): attribute type \(type) at byte \(tlv.headerStart) is out of range")
@@ -102,7 +102,7 @@ public struct ReceiptAttribute: Sendable {
             let tlv = try TLVScanner.scan(bytes, at: valueRange.lowerBound, end: valueRange.upperBound, depth: 4,
                                           maxDepth: ASN1Limits.default.maxDepth)
             guard tlv.end == valueRange.upperBound else {
-                throw ReceiptError(.trailingBytes, "\(valueRange.upperBound - tlv.end) unexpected byte(s) at byte \(tlv.end)")
+                throw ReceiptError(.trailingBytes, "\(Plural.of(valueRange.upperBound - tlv.end, "unexpected byte")) at byte \(tlv.end)")
             }
             return tlv
         } catch let error as ReceiptError {

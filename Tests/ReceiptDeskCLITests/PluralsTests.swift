@@ -1,0 +1,54 @@
+import Foundation
+import ReceiptCore
+import Testing
+
+/// Issue 29, 2: counts printed with a noun are singular for one and plural otherwise: no
+/// "1 rows", no "transaction(s)". `Plural` does it; the sources keep no "(s)"; the command line's
+/// main counts (import, restore) say it right for one and for several.
+@Suite("Plurals")
+struct PluralsTests {
+    @Test func oneIsSingularAndEverythingElsePlural() {
+        #expect(Plural.of(1, "transaction") == "1 transaction")
+        #expect(Plural.of(0, "transaction") == "0 transactions")
+        #expect(Plural.of(2, "row") == "2 rows")
+        #expect(Plural.of(Int64(1), "consumable purchase") == "1 consumable purchase")
+        #expect(Plural.of(3, "entry", "entries") == "3 entries")
+        #expect(Plural.of(1, "entry", "entries") == "1 entry")
+        #expect(Plural.noun(-1, "day") == "days")
+    }
+
+    /// Every string literal of the product: a word followed by "(s)" is a count left unsaid
+    /// ("http(s)" is a scheme, not a plural).
+    @Test func noSourcePrintsAWordWithParenthesisedS() throws {
+        let sources = CLIRunner.repositoryRoot.appendingPathComponent("Sources")
+        let files = try #require(FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil))
+        var found: [String] = []
+        for case let file as URL in files where file.pathExtension == "swift" {
+            let text = try String(contentsOf: file, encoding: .utf8)
+            for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                let code = line.trimmingCharacters(in: .whitespaces)
+                guard !code.hasPrefix("//"), line.contains("(s)") else { continue }
+                if line.replacingOccurrences(of: "http(s)", with: "").range(of: #"[A-Za-z]\(s\)"#, options: .regularExpression) != nil {
+                    found.append("\(file.lastPathComponent):\(number + 1): \(code)")
+                }
+            }
+        }
+        #expect(found.isEmpty, "counts with (s):\n\(found.joined(separator: "\n"))")
+    }
+
+    @Test func importAndRestoreSayOneAndSeveralRight() throws {
+        let workspace = try LedgerWorkspace()
+        let receipt = try workspace.receipt("r.b64", [LedgerWorkspace.purchase("5000000001"), LedgerWorkspace.purchase("5000000002", "com.example.coins.100", expires: nil, type: 0)])
+        let first = try workspace.run(["import", receipt, "--customer", "alice"])
+        #expect(first.stdout.contains(": 2 recorded (0 bound to an order), 0 duplicates, 0 conflicts\n"), "\(first.stdout)")
+        let again = try workspace.run(["import", receipt, "--customer", "alice"])
+        #expect(again.stdout.contains(": 0 recorded (0 bound to an order), 2 duplicates, 0 conflicts\n"), "\(again.stdout)")
+        let other = try workspace.receipt("o.b64", [LedgerWorkspace.purchase("5000000001")])
+        let claimed = try workspace.run(["import", other, "--customer", "bob"])
+        #expect(claimed.stdout.contains(": 0 recorded (0 bound to an order), 0 duplicates, 1 conflict\n"), "\(claimed.stdout)")
+        for (ids, said) in [([] as [String], "would move 2 transactions to alice-new\n"), (["--transaction", "5000000002"], "would move 1 transaction to alice-new\n")] {
+            let restore = try workspace.run(["restore", "--customer", "alice-new", "--from-customer", "alice", "--reason", "new account", "--dry-run"] + ids)
+            #expect(restore.stdout.hasPrefix(said), "\(restore.stdout)")
+        }
+    }
+}
