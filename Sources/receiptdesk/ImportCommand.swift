@@ -7,7 +7,7 @@ import ReceiptCore
 /// Each file is its own ledger operation: a failure in one leaves the others applied. The name
 /// and email are set on the customer once an import has created (or found) them. With
 /// `appStore.finishOnDelivery` on, the consumables newly credited to an order are then finished at
-/// Apple (`FinishOnDelivery`).
+/// Apple (`FinishOnDelivery`). The text output ends with what the imports newly granted (`ImportGrants`).
 enum ImportCommand {
     static func run(_ arguments: [String]) throws -> ExitStatus {
         var args = Arguments(arguments)
@@ -21,6 +21,9 @@ enum ImportCommand {
         let files = try args.finish(maxPositionals: 1_000_000)
         guard !files.isEmpty else { throw CommandFailure.usage("import needs at least one FILE (or - for standard input)") }
         let ledger = try options.openLedger(mayCreate: true, checking: [(customer, "customer id"), (order, "order id")], checkingRevocation: true)
+        // What the customer held before, to say what the imports newly granted (text output only).
+        let before = options.json ? [] : try ledger.entitlements(customer, now: Date())
+        var imported = 0
         var failures = 0
         var busy = false
         var notValid = false
@@ -29,6 +32,7 @@ enum ImportCommand {
         func report(_ index: Int, _ file: String, _ outcome: Result<ImportResult, Error>) throws {
             switch outcome {
             case .success(let result):
+                imported += 1
                 if !result.verdict.isValid { notValid = true }
                 if options.configuration.appStore.finishOnDelivery {
                     credits += FinishOnDelivery.credits(index, file, result, configuration: options.configuration)
@@ -68,6 +72,9 @@ enum ImportCommand {
             } else if !options.json {
                 print(FinishOnDelivery.line(credit, result))
             }
+        }
+        if !options.json, imported > 0 {
+            print(ImportGrants.line(customer: customer, before: before, after: try ledger.entitlements(customer, now: Date())))
         }
         if options.json {
             print(JSONValue.array(results.map { index, value in

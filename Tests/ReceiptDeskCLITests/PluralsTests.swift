@@ -4,7 +4,8 @@ import Testing
 
 /// Issue 29, 2: counts printed with a noun are singular for one and plural otherwise: no
 /// "1 rows", no "transaction(s)". `Plural` does it; the sources keep no "(s)"; the command line's
-/// main counts (import, restore) say it right for one and for several.
+/// main counts (import, restore) say it right for one and for several; import ends saying what it
+/// granted.
 @Suite("Plurals")
 struct PluralsTests {
     @Test func oneIsSingularAndEverythingElsePlural() {
@@ -41,8 +42,12 @@ struct PluralsTests {
         let receipt = try workspace.receipt("r.b64", [LedgerWorkspace.purchase("5000000001"), LedgerWorkspace.purchase("5000000002", "com.example.coins.100", expires: nil, type: 0)])
         let first = try workspace.run(["import", receipt, "--customer", "alice"])
         #expect(first.stdout.contains(": 2 recorded (0 bound to an order), 0 duplicates, 0 conflicts\n"), "\(first.stdout)")
+        let granted = try #require(first.stdout.split(separator: "\n").last.map(String.init))
+        #expect(granted.hasPrefix("alice: ") && granted.contains("pro granted until 2039-01-01T00:00:00Z") && granted.contains("coins ×100 granted"),
+                "\(first.stdout)")
         let again = try workspace.run(["import", receipt, "--customer", "alice"])
         #expect(again.stdout.contains(": 0 recorded (0 bound to an order), 2 duplicates, 0 conflicts\n"), "\(again.stdout)")
+        #expect(again.stdout.hasSuffix("\nalice: nothing newly granted\n"), "\(again.stdout)")
         let other = try workspace.receipt("o.b64", [LedgerWorkspace.purchase("5000000001")])
         let claimed = try workspace.run(["import", other, "--customer", "bob"])
         #expect(claimed.stdout.contains(": 0 recorded (0 bound to an order), 0 duplicates, 1 conflict\n"), "\(claimed.stdout)")
