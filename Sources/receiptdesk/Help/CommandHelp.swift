@@ -40,11 +40,29 @@ enum CommandHelp {
 
     static func help(_ spec: CommandSpec) -> String {
         var lines = ["usage:", "  receiptdesk " + synopsis(spec), "      " + spec.summary]
+        for note in spec.notes { lines += [""] + paragraph(note, indent: 2) }
         if !spec.options.isEmpty { lines += ["", "options:"] + optionLines(spec.options) }
         if spec.database { lines += ["", "database options (also before the command):"] + optionLines(CommandTable.databaseOptions) }
         if !spec.examples.isEmpty { lines += ["", "examples:"] + spec.examples.map { "  " + $0 } }
         lines += ["", exitCodes]
         return lines.joined(separator: "\n")
+    }
+
+    /// `text` broken at spaces into lines of at most `width` columns, each indented by `indent`
+    /// (a word longer than a line stays whole).
+    static func paragraph(_ text: String, indent: Int, width: Int = 100) -> [String] {
+        let margin = String(repeating: " ", count: indent)
+        var lines: [String] = []
+        var line = ""
+        for word in text.split(separator: " ") {
+            if !line.isEmpty, margin.count + line.count + 1 + word.count > width {
+                lines.append(margin + line)
+                line = ""
+            }
+            line += (line.isEmpty ? "" : " ") + word
+        }
+        if !line.isEmpty { lines.append(margin + line) }
+        return lines
     }
 
     /// Each option with its sentence, default and example, the sentences in one column.

@@ -32,6 +32,9 @@ struct CommandSpec: Sendable {
     /// Takes `CommandTable.databaseOptions` (`--db`, `--config`, …) too.
     var database = false
     var examples: [String] = []
+    /// What the summary and the options leave out (rules, what it prints, exit statuses), one
+    /// paragraph each: `COMMAND --help` and the man page print them after the summary.
+    var notes: [String] = []
     /// Started by receiptdesk itself (a benchmark's worker): accepted, never listed.
     var hidden = false
 

@@ -13,7 +13,10 @@ extension CommandTable {
             .value("--reason-code", "CODE", "Apple's reason: outage, satisfaction, other or undeclared", example: "--reason-code outage"),
             .value("--reason", "TEXT", "why (required; in the audit log)", example: "--reason \"outage 30 Nov\""),
             .flag("--dry-run", "show the preview, ask Apple nothing"),
-        ], database: true, examples: ["receiptdesk subscription extend 2000000100000015 --days 10 --reason-code outage --reason \"outage 30 Nov\""]),
+        ], database: true, examples: ["receiptdesk subscription extend 2000000100000015 --days 10 --reason-code outage --reason \"outage 30 Nov\""],
+                    notes: [
+                      "The extension is written down (with its request identifier) before Apple is asked, so an answer lost on the way is retried with the same identifier, which Apple applies once; then the subscription's signed state is read back. An expired subscription is refused (exit 65): Apple extends active ones only.",
+                    ]),
         CommandSpec(path: "subscription mass-extend", arguments: "PRODUCT --days N --reason-code CODE --reason TEXT", summary: "extend every active subscriber of a product, then follow Apple's progress", options: [
             .value("--days", "N", "days to add, 1–90", example: "--days 3"),
             .value("--reason-code", "CODE", "outage, satisfaction, other or undeclared", example: "--reason-code outage"),
@@ -53,12 +56,18 @@ extension CommandTable {
             .value("--lifetime-refunded", "0-7", "version 1: lifetimeDollarsRefunded band"),
             .value("--user-status", "0-4", "version 1: Apple's userStatus"),
             .flag("--dry-run", "show what would be sent, send nothing"),
-        ], database: true, examples: ["receiptdesk refunds send 1 --consented --refund-preference prorated --reason \"used half the period\""]),
+        ], database: true, examples: ["receiptdesk refunds send 1 --consented --refund-preference prorated --reason \"used half the period\""],
+                    notes: [
+                      "Version 2 (the default) sends consumptionPercentage, the share of the paid period gone by unless --consumption-percentage says otherwise; the version 1 fields (--consumption-status and the bands) are filled from the ledger where not given. --dry-run shows every field and where it came from.",
+                    ]),
         CommandSpec(path: "notifications fetch", arguments: "--since DATE", summary: "what Apple sent over a period (Get Notification History), applied once per notificationUUID; resumable", options: [
             .value("--since", "DATE", "from (RFC 3339 or 2026-11-01)", example: "--since 2026-11-01"),
             .value("--until", "DATE", "until", default: "now"),
             environmentOption,
-        ], database: true, examples: ["receiptdesk notifications fetch --since 2026-11-01"]),
+        ], database: true, examples: ["receiptdesk notifications fetch --since 2026-11-01"],
+                    notes: [
+                      "The paging token is stored after every page: run it again to resume an interrupted fetch.",
+                    ]),
         CommandSpec(path: "notifications test", arguments: "", summary: "ask Apple for a TEST notification, and say whether it was delivered", options: [environmentOption],
                     database: true, examples: ["receiptdesk notifications test"]),
         CommandSpec(path: "notifications test-status", arguments: "TOKEN", summary: "whether the TEST notification TOKEN was delivered", options: [environmentOption],
@@ -77,6 +86,10 @@ extension CommandTable {
         CommandSpec(path: "transaction finish", arguments: "TX --reason TEXT", summary: "tell Apple a delivered transaction is finished (Finish Transaction), once, audited", options: [
             .value("--reason", "TEXT", "why (required)", example: "--reason \"coins delivered (ticket 88)\""),
             .flag("--dry-run", "check it is delivered, ask Apple nothing"),
-        ], database: true, examples: ["receiptdesk transaction finish 2000000100000002 --reason \"coins delivered (ticket 88)\""]),
+        ], database: true, examples: ["receiptdesk transaction finish 2000000100000002 --reason \"coins delivered (ticket 88)\""],
+                    notes: [
+                      "Delivered, as the ledger sees it: the transaction is in the ledger, from production or sandbox, not refunded or revoked (an upgrade counts as delivered), it grants something (its product in the catalogue, a quantity above 0, a sandbox purchase only for a tester or with allowSandbox), no open conflict disputes it, and its merchant order, when it has one, is paid and not ambiguous.",
+                      "A repeat says \"already finished at … by …\" from the ledger without asking Apple; two operators at once ask Apple once. Exit 65: not delivered, not in the ledger, or refused by Apple (by name, as 4040010 transactionIdNotFound); 69, or 75 when a retry may work: Apple unreachable.",
+                    ]),
     ]
 }

@@ -11,7 +11,10 @@ extension CommandTable {
             .value("--config", "FILE", "take bundle ids, appAppleId, trust anchors and revocation from a config", example: "--config config.json"),
             .value("--revocation", "MODE", "ask the chain's OCSP responder: off, prefer or require", default: "off", example: "--revocation prefer"),
             .value("--ocsp-url", "URL", "ask this OCSP responder instead of the one the certificate names"),
-        ], examples: ["receiptdesk decode receipt.b64", "receiptdesk decode - --json < payload.jws"]),
+        ], examples: ["receiptdesk decode receipt.b64", "receiptdesk decode - --json < payload.jws"],
+                    notes: [
+                      "Input may be base64 (with or without line breaks), raw DER, a compact JWS, a notification body, a verifyReceipt answer, a decoded JWS payload or a legacy OpenStep plist; over 16 MiB is refused. The verdict is valid, invalid (with the reason), unsigned or unverifiable (Xcode and LocalTesting artefacts); chains are validated at the artefact's own time against Apple's roots.",
+                    ]),
         CommandSpec(path: "samples", arguments: "[DIR]", summary: "decode and verify every sample artefact in DIR", examples: ["receiptdesk samples"]),
         CommandSpec(path: "demo", arguments: "", summary: "build a demo database through the built-in simulator (config.json beside it)", options: [
             .value("--db", "PATH", "the demo database to create", default: ".build/demo/purchases.sqlite", example: "--db /tmp/demo/purchases.sqlite"),
@@ -47,7 +50,10 @@ extension CommandTable {
         ], examples: ["receiptdesk simulator mint unified --product com.example.game.pro.monthly > receipt.b64",
                       "receiptdesk simulator mint notification --transaction 2000000100000001 --type DID_RENEW > notification.json"]),
         CommandSpec(path: "db init", arguments: "", summary: "create the database, or bring its schema up to date", options: dbOptions, examples: ["receiptdesk db init --db purchases.sqlite"]),
-        CommandSpec(path: "db migrate", arguments: "", summary: "bring an existing database's schema up to date (its owner runs it)", options: dbOptions, examples: ["receiptdesk db migrate"]),
+        CommandSpec(path: "db migrate", arguments: "", summary: "bring an existing database's schema up to date (its owner runs it)", options: dbOptions, examples: ["receiptdesk db migrate"],
+                    notes: [
+                      "The only commands that change a schema are db init and db migrate: every other command refuses a database whose schema is behind (exit 69), so a role with table rights only can use it.",
+                    ]),
         CommandSpec(path: "db roles", arguments: "", summary: "PostgreSQL: reader, operator, service and owner roles; the audit log append-only", options: dbOptions + [
             .value("--prefix", "NAME", "the roles' name prefix", default: "receiptdesk", example: "--prefix shop"),
         ], examples: ["receiptdesk db roles --db postgres://postgres@db/purchases"]),
@@ -55,7 +61,10 @@ extension CommandTable {
             .value("--from", "SOURCE", "a SQLite path or postgres:// URL", example: "--from purchases.sqlite"),
             .value("--to", "TARGET", "a SQLite path or postgres:// URL", example: "--to postgres://receiptdesk@db/purchases"),
             .flag("--json", "the report as JSON"),
-        ], examples: ["receiptdesk db copy --from purchases.sqlite --to postgres://receiptdesk@db/purchases"]),
+        ], examples: ["receiptdesk db copy --from purchases.sqlite --to postgres://receiptdesk@db/purchases"],
+                    notes: [
+                      "The source is read inside one snapshot (others keep working), PostgreSQL is written with COPY, every table's rows and contents are compared on both sides, and a target that did not verify is removed or emptied.",
+                    ]),
         CommandSpec(path: "db bench", arguments: "--postgres URL", summary: "import throughput and lookups on PostgreSQL beside SQLite", options: [
             .value("--postgres", "URL", "a database the benchmark may fill", example: "--postgres postgres://bench@127.0.0.1/bench"),
             .value("--receipts", "N", "receipts to import", default: "2000"),
@@ -80,7 +89,10 @@ extension CommandTable {
             .flag("--scale", "only the scale benchmark on 10,000,000 transactions (--transactions 10000000)"),
             .value("--keep", "DIR", "where the scale benchmark keeps its databases", default: ".build/bench-scale"),
         ], examples: ["receiptdesk bench --only verify", "receiptdesk bench --only serve --duration 600",
-                      "receiptdesk bench --transactions 1000000 --postgres postgres://bench@127.0.0.1/bench"]),
+                      "receiptdesk bench --transactions 1000000 --postgres postgres://bench@127.0.0.1/bench"],
+                    notes: [
+                      "With --postgres it also imports from 1 and 4 processes and times lookups on PostgreSQL beside SQLite (--only postgres: that alone).",
+                    ]),
         CommandSpec(path: "soak", arguments: "", summary: "everything at once under random faults, then the invariants checked (make soak)", options: [
             .value("--seconds", "N", "how long (5–86400)", default: "60", example: "--seconds 120"),
             .value("--db", "PATH|URL", "the database", default: "a temporary SQLite file"),

@@ -10,6 +10,7 @@ enum ManPage {
         for spec in CommandTable.all where !spec.hidden {
             out.append(".SS \"\(escape(["receiptdesk", spec.path, spec.arguments].filter { !$0.isEmpty }.joined(separator: " ")))\"")
             out.append(escape(spec.summary))
+            for note in spec.notes { out += [".PP", escape(note)] }
             out += options(spec.options)
             if spec.database { out += [".PP", "Takes the database options."] }
             for example in spec.examples { out += [".PP", ".RS", ".nf", escape(example), ".fi", ".RE"] }
