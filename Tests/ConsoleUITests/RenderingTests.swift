@@ -125,6 +125,17 @@ struct RenderingTests {
         #expect(ConsoleFormat.wrap("no in-app purchases in this receipt", width: 12).allSatisfy { DisplayWidth.of($0) <= 12 })
     }
 
+    @Test func wideCharactersAreFoundByHalvesAsByAScan() {
+        let ranges = DisplayWidth.wideRanges
+        #expect(zip(ranges, ranges.dropFirst()).allSatisfy { $0.upperBound < $1.lowerBound }, "ascending, no overlap")
+        func scanned(_ v: UInt32) -> Bool { v >= 0x1100 && ranges.contains { $0.contains(v) } }
+        var probes: [UInt32] = [0, 0x10FF, 0x1100, 0x2500, 0x257F, 0x3FFFD, 0x3FFFE, 0x10FFFF]
+        for range in ranges { probes += [range.lowerBound - 1, range.lowerBound, range.upperBound, range.upperBound + 1] }
+        probes += stride(from: UInt32(0), through: 0x40000, by: 97)
+        for v in probes { #expect(DisplayWidth.isWide(v) == scanned(v), "U+\(String(v, radix: 16))") }
+        #expect(DisplayWidth.of("王" as Character) == 2 && DisplayWidth.of("─" as Character) == 1)
+    }
+
     @Test func aWordThatFillsTheLineIsNotCutForTheSpaceAfterIt() {
         // "alpha bravo" fills 11 columns: with the space after it the line was 12 and lost a letter to "…".
         let wrapped = Columns.wrap([Span("alpha bravo charlie delta")], width: 11, indent: 2)

@@ -81,14 +81,28 @@ public enum DisplayWidth {
         return alignRight ? padding + cut : cut + padding
     }
 
-    /// Whether a scalar is East Asian Wide or Fullwidth (Unicode 15), or an emoji shown as one.
+    /// Whether a scalar is East Asian Wide or Fullwidth (Unicode 15), or an emoji shown as one: a
+    /// binary search of `wideRanges` (every box-drawing character of every frame asks, so a scan
+    /// of the list was most of drawing a screen).
     static func isWide(_ v: UInt32) -> Bool {
         if v < 0x1100 { return false }
-        for range in wideRanges where range.contains(v) { return true }
+        var low = 0, high = wideRanges.count
+        while low < high {
+            let middle = (low + high) / 2
+            let range = wideRanges[middle]
+            if v < range.lowerBound {
+                high = middle
+            } else if v > range.upperBound {
+                low = middle + 1
+            } else {
+                return true
+            }
+        }
         return false
     }
 
-    /// East Asian Width W and F ranges, coalesced.
+    /// East Asian Width W and F ranges, coalesced, in ascending order without overlap (`isWide`
+    /// searches them by halves).
     static let wideRanges: [ClosedRange<UInt32>] = [
         0x1100...0x115F, 0x231A...0x231B, 0x2329...0x232A, 0x23E9...0x23EC, 0x23F0...0x23F0, 0x23F3...0x23F3,
         0x25FD...0x25FE, 0x2614...0x2615, 0x2648...0x2653, 0x267F...0x267F, 0x2693...0x2693, 0x26A1...0x26A1,
