@@ -99,10 +99,12 @@ fuzz: deps
 	FUZZ_SECONDS=$(FUZZ_SECONDS) ./scripts/fuzz.sh run
 
 # A few seconds per target after replaying the committed corpus (Fuzz/Corpus: seeds and every
-# input that once crashed); `make test` runs it.
+# input that once crashed), and at least FUZZ_SMOKE_RUNS executions each however busy the
+# machine; `make test` runs it.
 FUZZ_SMOKE_SECONDS ?= 4
+FUZZ_SMOKE_RUNS ?= 1000
 fuzz-smoke: deps
-	FUZZ_SMOKE_SECONDS=$(FUZZ_SMOKE_SECONDS) ./scripts/fuzz.sh smoke
+	FUZZ_SMOKE_SECONDS=$(FUZZ_SMOKE_SECONDS) FUZZ_SMOKE_RUNS=$(FUZZ_SMOKE_RUNS) ./scripts/fuzz.sh smoke
 
 bench: release
 	$(BIN_RELEASE) bench

@@ -3,7 +3,8 @@
 #
 #   scripts/fuzz.sh build              build the instrumented modules and every target binary
 #   scripts/fuzz.sh run [TARGET...]    fuzz each target for FUZZ_SECONDS (default 60) from its corpus
-#   scripts/fuzz.sh smoke [TARGET...]  replay the committed corpus, then fuzz FUZZ_SMOKE_SECONDS (default 4) each
+#   scripts/fuzz.sh smoke [TARGET...]  replay the committed corpus, then fuzz FUZZ_SMOKE_SECONDS (default 4) each,
+#                                      and on until FUZZ_SMOKE_RUNS (default 1000) executions if it had fewer
 #   scripts/fuzz.sh replay FILE...     run one target over inputs: FUZZ_TARGET=name scripts/fuzz.sh replay crash-…
 #
 # The product modules are compiled once with `swiftc -sanitize=fuzzer,address` into static
@@ -91,23 +92,37 @@ seeds() {
         || { cat "$OUT/seeds-$target.log" >&2; return 1; }
 }
 
-# fuzz TARGET SECONDS WRITABLE-CORPUS: one libFuzzer run; its log goes to $OUT/logs/TARGET.log.
+# fuzz TARGET SECONDS WRITABLE-CORPUS [AT-LEAST-RUNS]: one libFuzzer run of SECONDS; then, when it
+# executed fewer than AT-LEAST-RUNS inputs (a slow target, a busy machine), another over the same
+# corpus for the rest, so a smoke always exercises each target (at most FUZZ_SMOKE_CAP seconds,
+# default 300, never a hang). Logs go to $OUT/logs/TARGET.log (and TARGET-more.log).
 fuzz() {
-    local target=$1 seconds=$2 corpus=$3
+    local target=$1 seconds=$2 corpus=$3 floor=${4:-0}
     mkdir -p "$corpus" "$OUT/crashes/$target" "$OUT/logs" "$ROOT/Fuzz/Corpus/$target"
     seeds "$target"
-    local status=0
-    "$BIN/$target" -max_total_time="$seconds" -timeout=60 -rss_limit_mb=3072 -max_len=65536 -print_final_stats=1 \
-        -artifact_prefix="$OUT/crashes/$target/" "$corpus" "$ROOT/Fuzz/Corpus/$target" "$OUT/seeds/$target" \
-        > "$OUT/logs/$target.log" 2>&1 || status=$?
-    local runs
-    runs=$(grep -Eo 'stat::number_of_executed_units: *[0-9]+' "$OUT/logs/$target.log" | grep -Eo '[0-9]+$' || echo "?")
-    if [ $status -ne 0 ]; then
-        log "$target: FAILED after $runs executions (exit $status); log $OUT/logs/$target.log"
-        grep -E '^(==[0-9]+==ERROR|SUMMARY|Fatal error|.*Fatal error|artifact_prefix|Test unit written)' "$OUT/logs/$target.log" | head -8 >&2 || true
+    local started=$SECONDS runs=0 pass limit
+    for pass in "" -more; do
+        if [ -z "$pass" ]; then limit=(-max_total_time="$seconds")
+        elif [ "$runs" -lt "$floor" ]; then limit=(-runs=$((floor - runs)) -max_total_time="${FUZZ_SMOKE_CAP:-300}")
+        else break; fi
+        local status=0 logfile="$OUT/logs/$target$pass.log"
+        "$BIN/$target" "${limit[@]}" -timeout=60 -rss_limit_mb=3072 -max_len=65536 -print_final_stats=1 \
+            -artifact_prefix="$OUT/crashes/$target/" "$corpus" "$ROOT/Fuzz/Corpus/$target" "$OUT/seeds/$target" \
+            > "$logfile" 2>&1 || status=$?
+        local these
+        these=$(grep -Eo 'stat::number_of_executed_units: *[0-9]+' "$logfile" | grep -Eo '[0-9]+$' || echo 0)
+        runs=$((runs + these))
+        if [ $status -ne 0 ]; then
+            log "$target: FAILED after $runs executions (exit $status); log $logfile"
+            grep -E '^(==[0-9]+==ERROR|SUMMARY|Fatal error|.*Fatal error|artifact_prefix|Test unit written)' "$logfile" | head -8 >&2 || true
+            return 1
+        fi
+    done
+    if [ "$runs" -lt "$floor" ]; then
+        log "$target: only $runs executions of the $floor a smoke runs (capped at ${FUZZ_SMOKE_CAP:-300}s); log $OUT/logs/$target-more.log"
         return 1
     fi
-    log "$target: $runs executions in ${seconds}s, no crash"
+    log "$target: $runs executions in $((SECONDS - started))s, no crash"
 }
 
 command=${1:-run}; shift || true
@@ -126,7 +141,7 @@ case "$command" in
                 fuzz "$target" "${FUZZ_SECONDS:-60}" "$OUT/corpus/$target" || failed+=("$target")
             else
                 scratch=$(mktemp -d)
-                fuzz "$target" "${FUZZ_SMOKE_SECONDS:-4}" "$scratch" || failed+=("$target")
+                fuzz "$target" "${FUZZ_SMOKE_SECONDS:-4}" "$scratch" "${FUZZ_SMOKE_RUNS:-1000}" || failed+=("$target")
                 rm -rf "$scratch"
             fi
         done

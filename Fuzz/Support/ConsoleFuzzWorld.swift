@@ -6,8 +6,8 @@ import ReceiptCore
 import StoreSimulator
 
 /// The console fuzz target's world: a small ledger built once (customers, receipts with several
-/// purchases, an order, a grant, a conflict) in a temporary folder, copied afresh for each input
-/// so every input starts from the same database; and a fake Apple answering verifyReceipt at once.
+/// purchases, an order, a grant, a conflict) in a temporary folder, that every input starts from;
+/// and a fake Apple answering verifyReceipt at once.
 enum ConsoleFuzzWorld {
     static let now = Date(timeIntervalSince1970: 1_748_779_200)  // 2025-06-01T12:00:00Z
     static let directory = FileManager.default.temporaryDirectory.appendingPathComponent("receiptdesk-fuzz-console-\(getpid())").path
@@ -74,13 +74,28 @@ enum ConsoleFuzzWorld {
         return path
     }
 
-    /// Runs `body` over a ledger on a fresh copy of `template`, removed afterwards.
+    /// The copy of the template the last input ran on, open, and its connection's change count
+    /// when it was opened. libFuzzer calls the target from one thread.
+    nonisolated(unsafe) static var work: (database: SQLiteDatabase, changes: Int64)?
+
+    /// Runs `body` over a ledger on a copy of `template` as it was built. The copy is made afresh
+    /// only when the input before changed something in it (the console writes through this one
+    /// connection, whose change count says so; a change rolled back counts too): most inputs
+    /// change nothing, and reopening the database, and preparing its statements again, was most
+    /// of an execution.
     static func withLedger(copyOf template: String, _ body: (PurchaseLedger) throws -> Void) throws {
         guard let verifier else { return }
-        let path = directory + "/work.sqlite"
-        for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: path + suffix) }  // absent is fine
-        try FileManager.default.copyItem(atPath: template, toPath: path)
-        let database = try SQLiteDatabase(path: path)
+        let database: SQLiteDatabase
+        if let work, work.database.totalChanges() == work.changes {
+            database = work.database
+        } else {
+            work = nil  // closes the changed copy before it is replaced
+            let path = directory + "/work.sqlite"
+            for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: path + suffix) }  // absent is fine
+            try FileManager.default.copyItem(atPath: template, toPath: path)
+            database = try SQLiteDatabase(path: path)
+            work = (database, database.totalChanges())
+        }
         let ledger = PurchaseLedger(database: database, configuration: configuration, verifier: verifier, clock: { now })
         try body(ledger)
     }

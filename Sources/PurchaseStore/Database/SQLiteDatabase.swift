@@ -215,7 +215,7 @@ public final class SQLiteDatabase: SQLDatabase {
     /// How many rows this connection has inserted, updated or deleted since it opened (SQLite's
     /// `total_changes`, triggers included; a rolled-back change still counts): unchanged means this
     /// connection changed nothing in between.
-    func totalChanges() -> Int64 { sqlite3_total_changes64(handle) }
+    public func totalChanges() -> Int64 { sqlite3_total_changes64(handle) }
 
     /// `PRAGMA integrity_check`: "ok", or the first problems SQLite found.
     public func integrityCheck() throws -> [String] {
