@@ -68,7 +68,7 @@ enum AuditVerifyCommand {
         if let problem = chain.problem {
             print("audit log BROKEN after \(chain.checked) good entries: \(problem)")
         } else {
-            print("audit log intact: \(chain.checked) entries verified")
+            print("audit log intact: \(Plural.of(chain.checked, "entry", "entries")) verified")
             if let head = chain.head {
                 print("head \(head)  (keep it outside the database: `audit anchor` signs it; `audit --verify --expect \(head)` checks the log still holds it)")
             }

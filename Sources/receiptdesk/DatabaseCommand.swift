@@ -54,7 +54,7 @@ enum DatabaseCommand {
         let existed = !isFile || FileManager.default.fileExists(atPath: location)
         let database = try PurchaseDatabase.open(location, create: true, password: password)
         let applied = try database.queryFirst("SELECT count(*) AS n FROM schema_migrations", [])?.int("n") ?? 0
-        print("\(existed ? "database" : "created a new purchase database at") \(database.location): schema up to date (\(applied) migrations)")
+        print("\(existed ? "database" : "created a new purchase database at") \(database.location): schema up to date (\(Plural.of(applied, "migration")))")
         return .ok
     }
 
@@ -71,7 +71,7 @@ enum DatabaseCommand {
         let database = try PurchaseDatabase.open(location, create: false, password: password)
         let applied = try database.queryFirst("SELECT count(*) AS n FROM schema_migrations", [])?.int("n") ?? 0
         let added = applied - before
-        print("database \(database.location): schema up to date (\(applied) migrations\(added > 0 ? ", \(added) applied now" : ", nothing to apply"))")
+        print("database \(database.location): schema up to date (\(Plural.of(applied, "migration"))\(added > 0 ? ", \(added) applied now" : ", nothing to apply"))")
         return .ok
     }
 
@@ -146,7 +146,7 @@ enum DatabaseCommand {
             if let problem = report.audit.problem {
                 print("audit chain BROKEN on the target after \(report.audit.checked) good entries: \(problem)")
             } else {
-                print("audit chain intact on the target: \(report.audit.checked) entries"
+                print("audit chain intact on the target: \(Plural.of(report.audit.checked, "entry", "entries"))"
                       + (report.auditHeadMatches ? ", ending where the source's ends" : ", but its head differs from the source's"))
             }
             if !report.isVerified { print("the copy does NOT match the source: the target was \(createdFile ? "removed" : "emptied"); copy again") }

@@ -338,7 +338,7 @@ enum LegacyFixture {
         expectLegacyError(.truncated, ["signature blob at byte 1", "128-byte signature"]) { _ = try LegacySignatureBlob(bytes: Array(good.prefix(100))) }
         expectLegacyError(.truncated, ["signature blob at byte 129", "4-byte certificate length"]) { _ = try LegacySignatureBlob(bytes: Array(good.prefix(131))) }
         expectLegacyError(.badLength, ["signature blob at byte 129", "855 runs past the end"]) { _ = try LegacySignatureBlob(bytes: Array(good.dropLast())) }
-        expectLegacyError(.trailingBytes, ["signature blob at byte 988", "1 bytes after"]) { _ = try LegacySignatureBlob(bytes: good + [0]) }
+        expectLegacyError(.trailingBytes, ["signature blob at byte 988", "1 byte after"]) { _ = try LegacySignatureBlob(bytes: good + [0]) }
         expectLegacyError(.badLength, ["signature blob at byte 129", "length is 0"]) {
             _ = try LegacySignatureBlob(bytes: Array(good.prefix(129)) + [0, 0, 0, 0])
         }

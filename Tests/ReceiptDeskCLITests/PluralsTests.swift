@@ -37,6 +37,13 @@ struct PluralsTests {
         #expect(found.isEmpty, "counts with (s):\n\(found.joined(separator: "\n"))")
     }
 
+    @Test func oneAuditEntryIsAnEntry() throws {
+        let workspace = try LedgerWorkspace()
+        #expect(try workspace.run(["customer", "add", "gina"]).status == 0)
+        let verified = try workspace.run(["audit", "--verify"])
+        #expect(verified.stdout.hasPrefix("audit log intact: 1 entry verified\n"), "\(verified.stdout)")
+    }
+
     @Test func importAndRestoreSayOneAndSeveralRight() throws {
         let workspace = try LedgerWorkspace()
         let receipt = try workspace.receipt("r.b64", [LedgerWorkspace.purchase("5000000001"), LedgerWorkspace.purchase("5000000002", "com.example.coins.100", expires: nil, type: 0)])

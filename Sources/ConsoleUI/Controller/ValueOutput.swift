@@ -1,4 +1,5 @@
 import Foundation
+import ReceiptCore
 
 /// Where a whole value goes besides the screen: the terminal's clipboard (OSC 52, which is how
 /// copying works over SSH and in tmux) or a new file.
@@ -12,11 +13,11 @@ enum ValueOutput {
         }
         let bytes = text.utf8.count
         guard bytes <= clipboardLimit else {
-            return StatusMessage(text: "\(label) is \(bytes) bytes, more than a terminal's clipboard takes (\(clipboardLimit)): use v, then s to save it to a file",
+            return StatusMessage(text: "\(label) is \(Plural.of(bytes, "byte")), more than a terminal's clipboard takes (\(clipboardLimit)): use v, then s to save it to a file",
                                  kind: .error)
         }
         guard clipboard(text) else { return StatusMessage(text: "could not write to the terminal: nothing copied", kind: .error) }
-        return StatusMessage(text: "copied \(label) (\(bytes) bytes) to the terminal's clipboard (OSC 52; in tmux: set -g set-clipboard on)",
+        return StatusMessage(text: "copied \(label) (\(Plural.of(bytes, "byte"))) to the terminal's clipboard (OSC 52; in tmux: set -g set-clipboard on)",
                              kind: .success)
     }
 
@@ -40,6 +41,6 @@ enum ValueOutput {
             }
             written += n
         }
-        return StatusMessage(text: "saved \(label) to \(full) (\(bytes.count) bytes)", kind: .success)
+        return StatusMessage(text: "saved \(label) to \(full) (\(Plural.of(bytes.count, "byte")))", kind: .success)
     }
 }

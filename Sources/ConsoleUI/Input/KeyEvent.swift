@@ -1,3 +1,5 @@
+import ReceiptCore
+
 /// A key press, mouse action or resize, as the key reader reports it. The console never sees
 /// terminal bytes: ConsoleCurses (or a test) turns them into these.
 public enum KeyEvent: Sendable, Equatable, CustomStringConvertible {
@@ -40,7 +42,7 @@ public enum KeyEvent: Sendable, Equatable, CustomStringConvertible {
         case .function(let n): return "F\(n)"
         case .mouse(let m): return "mouse \(m.kind) at \(m.row),\(m.column)"
         case .resize(let size): return "resize \(size)"
-        case .paste(let text): return "paste (\(text.count) characters)"
+        case .paste(let text): return "paste (\(Plural.of(text.count, "character")))"
         }
     }
 }

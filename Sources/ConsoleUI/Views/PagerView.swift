@@ -1,3 +1,5 @@
+import ReceiptCore
+
 /// Draws the pager: the value in a box over the screen, wrapped at the box's width (or cut, with
 /// → where a line goes on), matches of the search highlighted, and its keys or prompt below.
 enum PagerView {
@@ -5,7 +7,7 @@ enum PagerView {
         let rect = state.layout.overlay(maxColumns: state.size.columns, maxRows: state.size.rows)
         Frame.clear(screen, rect)
         let title: StyledLine = [Span(pager.title, CellStyle(.accent, bold: true)),
-                                 Span("  \(pager.lines.count) line\(pager.lines.count == 1 ? "" : "s") · \(pager.text.utf8.count) bytes"
+                                 Span("  \(Plural.of(pager.lines.count, "line")) · \(Plural.of(pager.text.utf8.count, "byte"))"
                                       + (pager.wrap ? " · wrapped" : ""), .muted)]
         Frame.box(screen, rect, title: title, focused: true)
         let inner = rect.inside

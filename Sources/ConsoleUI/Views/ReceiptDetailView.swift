@@ -19,11 +19,11 @@ enum ReceiptDetailView {
         lines.append(DetailLine([Span(" imported \(ConsoleFormat.dateTime(record.importedAt)) by \(record.importedBy) from \(record.source)", .muted)]))
         // The artefact as it was imported, and Apple's last answer as it came: v reads, y copies, s (in the reader) saves.
         let raw = Self.rawText(r.stored.raw)
-        lines.append(DetailLine([Span(" raw artefact ", .bold), Span("\(r.stored.raw.count) bytes · v reads it whole, y copies it", .muted)],
+        lines.append(DetailLine([Span(" raw artefact ", .bold), Span("\(Plural.of(r.stored.raw.count, "byte")) · v reads it whole, y copies it", .muted)],
                                 value: ("receipt #\(record.receiptId): raw artefact", raw)))
         if let answer = r.reverifications.first(where: { $0.rawAnswer != nil }), let text = answer.rawAnswer {
             lines.append(DetailLine([Span(" Apple's raw answer ", .bold),
-                                     Span("\(text.utf8.count) bytes, \(ConsoleFormat.dateTime(answer.at)) · v reads it, y copies it", .muted)],
+                                     Span("\(Plural.of(text.utf8.count, "byte")), \(ConsoleFormat.dateTime(answer.at)) · v reads it, y copies it", .muted)],
                                     value: ("receipt #\(record.receiptId): Apple's answer of \(RFC3339.format(answer.at))", text)))
         }
 

@@ -82,7 +82,7 @@ extension PurchaseLedger {
             let since = min(created, firstPurchase ?? created)
             let days = now.timeIntervalSince(since) / 86_400
             tenure = ConsumptionInformation.tenureBand(days: days)
-            sources["accountTenure"] = "customer since \(SubscriptionStory.utcDay(since)) (\(Int(days)) days, \(firstPurchase == since ? "first purchase" : "first seen here"))"
+            sources["accountTenure"] = "customer since \(SubscriptionStory.utcDay(since)) (\(Plural.of(Int(days), "day")), \(firstPurchase == since ? "first purchase" : "first seen here"))"
         } else {
             sources["accountTenure"] = "no customer in the ledger"
         }

@@ -89,7 +89,7 @@ extension PurchaseLedger {
         }
         if let pending, let pendingDays = pending.int("days"), pendingDays != Int64(days) {
             // Asking again is safe only with the same request: a new one could be a second extension.
-            throw StoreError(.invalidRequest, "subscription \(originalId) has an extension of \(pendingDays) days whose answer never arrived (request \(pending.string("request_identifier") ?? "?")): run it again with --days \(pendingDays) to retry it (Apple applies a request once), not \(days)")
+            throw StoreError(.invalidRequest, "subscription \(originalId) has an extension of \(Plural.of(pendingDays, "day")) whose answer never arrived (request \(pending.string("request_identifier") ?? "?")): run it again with --days \(pendingDays) to retry it (Apple applies a request once), not \(days)")
         }
         return RenewalExtensionPlan(originalTransactionId: originalId, customerId: row.string("customer_id") ?? "",
                                     productId: row.string("product_id") ?? "", environment: environment, days: days,

@@ -133,6 +133,6 @@ extension PurchaseLedger {
 
     static func summary(_ row: EntitlementRow) -> String {
         "\(row.active ? "active" : "inactive"), \(row.startsAt ?? "no start")–\(row.endsAt ?? "no end")"
-            + (row.units.map { ", \($0) units" } ?? "") + (row.revoked ? ", revoked" : "") + ", '\(row.reason.prefix(80))'"
+            + (row.units.map { ", " + Plural.of($0, "unit") } ?? "") + (row.revoked ? ", revoked" : "") + ", '\(row.reason.prefix(80))'"
     }
 }

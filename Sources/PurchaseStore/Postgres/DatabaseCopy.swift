@@ -84,7 +84,7 @@ public enum DatabaseCopy {
                 for (table, _) in tables {
                     let rows = try count(target, table)
                     guard rows == 0 else {
-                        throw StoreError(.invalidRequest, "\(target.location) already holds data (\(table): \(rows) rows): copy only into a new, empty database")
+                        throw StoreError(.invalidRequest, "\(target.location) already holds data (\(table): \(Plural.of(rows, "row"))): copy only into a new, empty database")
                     }
                 }
                 let postgres = target as? PostgresDatabase
@@ -240,7 +240,7 @@ public enum DatabaseCopy {
             }
             let stored = Int64(try stream?.finish() ?? 0)
             guard stored == sent else {
-                throw StoreError(.sql, "PostgreSQL at \(target.location) stored \(stored) rows of \(table), \(sent) were sent")
+                throw StoreError(.sql, "PostgreSQL at \(target.location) stored \(Plural.of(stored, "row")) of \(table), \(sent) \(sent == 1 ? "was" : "were") sent")
             }
             return stored
         } catch {

@@ -88,7 +88,7 @@ enum TLVScanner {
         }
         guard length <= end - cursor else {
             throw ReceiptError(.badLength,
-                               "ASN.1 \(tag) at byte \(start): length \(length) runs past the end of its container (\(end - cursor) bytes left)")
+                               "ASN.1 \(tag) at byte \(start): length \(length) runs past the end of its container (\(Plural.of(end - cursor, "byte")) left)")
         }
         return TLV(tag: tag, headerStart: start, contentStart: cursor, contentEnd: cursor + length, end: cursor + length, isIndefinite: false)
     }

@@ -43,10 +43,10 @@ public struct LegacySignatureBlob: Sendable, Equatable {
         }
         let signatureEnd = 1 + length
         guard bytes.count >= signatureEnd else {
-            throw fail(.truncated, 1, "version \(version) needs a \(length)-byte signature, \(bytes.count - 1) bytes remain")
+            throw fail(.truncated, 1, "version \(version) needs a \(length)-byte signature, \(Plural.of(bytes.count - 1, "byte")) remain\(bytes.count - 1 == 1 ? "s" : "")")
         }
         guard bytes.count >= signatureEnd + 4 else {
-            throw fail(.truncated, signatureEnd, "needs a 4-byte certificate length, \(bytes.count - signatureEnd) bytes remain")
+            throw fail(.truncated, signatureEnd, "needs a 4-byte certificate length, \(Plural.of(bytes.count - signatureEnd, "byte")) remain\(bytes.count - signatureEnd == 1 ? "s" : "")")
         }
         let certLength = bytes[signatureEnd..<signatureEnd + 4].reduce(0) { $0 << 8 | Int($1) }
         let certStart = signatureEnd + 4
@@ -55,10 +55,10 @@ public struct LegacySignatureBlob: Sendable, Equatable {
             throw fail(.badLength, signatureEnd, "certificate length is 0")
         }
         guard certLength <= remaining else {
-            throw fail(.badLength, signatureEnd, "certificate length \(certLength) runs past the end (\(remaining) bytes remain)")
+            throw fail(.badLength, signatureEnd, "certificate length \(certLength) runs past the end (\(Plural.of(remaining, "byte")) remain\(remaining == 1 ? "s" : ""))")
         }
         guard certLength == remaining else {
-            throw fail(.trailingBytes, certStart + certLength, "\(remaining - certLength) bytes after the \(certLength)-byte certificate")
+            throw fail(.trailingBytes, certStart + certLength, "\(Plural.of(remaining - certLength, "byte")) after the \(certLength)-byte certificate")
         }
         self.version = version
         self.signature = Array(bytes[1..<signatureEnd])
