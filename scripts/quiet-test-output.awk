@@ -30,8 +30,8 @@ function begins_event(line) {
         }
         quiet = ""
     }
-    # XCTest: one line per test case, and a line per suite that starts.
-    if (line ~ /^Test Case '/ || line ~ /^Test Suite '.*' started/) next
+    # XCTest: a test case that started or passed, and a suite that started (a failure stays).
+    if (line ~ /^Test Case '.*' (started|passed)/ || line ~ /^Test Suite '.*' started/) next
     if (line ~ /^◇ /) {
         # A test case's event ends with " to NAME started."; a test's or suite's with " started.".
         end = (line ~ /^◇ Test case /) ? "( to (\"|[^ ]+\\().* started\\.)$" : " started\\.$"

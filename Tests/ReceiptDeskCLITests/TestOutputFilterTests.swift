@@ -40,6 +40,8 @@ struct TestOutputFilterTests {
 
     @Test func aPassingRunShowsSuitesAndTheSummaryOnly() throws {
         let log = Self.header + "\n" + """
+            Test Case '-[ReceiptDeskCLITests.Legacy testOne]' started.
+            Test Case '-[ReceiptDeskCLITests.Legacy testOne]' passed (0.002 seconds).
             ◇ Suite "A suite
             split" started.
             ◇ Test "display
@@ -86,6 +88,8 @@ struct TestOutputFilterTests {
               break
             ✘ Test "failing display
             name" failed after 0.053 seconds with 1 issue.
+            /work/Tests/X.swift:12: error: -[ReceiptDeskCLITests.Legacy testTwo] : XCTAssertTrue failed
+            Test Case '-[ReceiptDeskCLITests.Legacy testTwo]' failed (0.004 seconds).
             """
         let log = """
             ◇ Test case passing 1 argument text → "bad
