@@ -18,8 +18,27 @@ struct PluralsTests {
         #expect(Plural.noun(-1, "day") == "days")
     }
 
-    /// Every string literal of the product: a word followed by "(s)" is a count left unsaid
-    /// ("http(s)" is a scheme, not a plural).
+    /// Whether `line` has a word followed by "(s)" inside a string literal (an odd number of
+    /// quotes before it): a count left unsaid. "http(s)" is a scheme, and `quote(s)` a call.
+    static func hasParenthesisedS(_ line: Substring) -> Bool {
+        let text = line.replacingOccurrences(of: "http(s)", with: "").replacingOccurrences(of: "\\\"", with: "")
+        var searchFrom = text.startIndex
+        while let found = text.range(of: #"[A-Za-z]\(s\)"#, options: .regularExpression, range: searchFrom..<text.endIndex) {
+            if text[..<found.lowerBound].filter({ $0 == "\"" }).count % 2 == 1 { return true }
+            searchFrom = found.upperBound
+        }
+        return false
+    }
+
+    @Test func theCheckFindsOnlyWordsInStrings() {
+        #expect(Self.hasParenthesisedS(#"print("moved \(n) transaction(s) to \(c)")"#))
+        #expect(Self.hasParenthesisedS(#"x = "only \"one\" purchase(s)""#))
+        #expect(!Self.hasParenthesisedS(#"guard let colon = s.firstIndex(of: ":") else { return quote(s) }"#))
+        #expect(!Self.hasParenthesisedS(#"throw failure("is not an http(s) URL")"#))
+        #expect(!Self.hasParenthesisedS(#"let t = "\(s)""#))
+    }
+
+    /// Every string literal of the product: a word followed by "(s)" is a count left unsaid.
     @Test func noSourcePrintsAWordWithParenthesisedS() throws {
         let sources = CLIRunner.repositoryRoot.appendingPathComponent("Sources")
         let files = try #require(FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil))
@@ -29,7 +48,7 @@ struct PluralsTests {
             for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
                 let code = line.trimmingCharacters(in: .whitespaces)
                 guard !code.hasPrefix("//"), line.contains("(s)") else { continue }
-                if line.replacingOccurrences(of: "http(s)", with: "").range(of: #"[A-Za-z]\(s\)"#, options: .regularExpression) != nil {
+                if Self.hasParenthesisedS(line) {
                     found.append("\(file.lastPathComponent):\(number + 1): \(code)")
                 }
             }
