@@ -75,20 +75,8 @@ public struct AppleActions: Sendable {
         }
         try ledger.run { try $0.recordExtensionAnswer(plan, effectiveDate: answer.effectiveDate, refusal: nil, reason: reason,
                                                       operatorName: operatorName, attempts: answer.attempts.count) }
-        do {
-            // The extended subscription itself: asked by its own id, so another subscription of
-            // the customer (a monthly beside a yearly) is not the one read back.
-            let statuses = try await client.subscriptionStatuses(plan.originalTransactionId, environment: plan.environment)
-            let refreshed = try ledger.run { try $0.applySubscriptionStatuses(statuses, customerId: plan.customerId, operatorName: operatorName) }
-            guard let state = refreshed.states.first(where: { $0.originalTransactionId == plan.originalTransactionId }) else {
-                return RenewalExtensionOutcome(plan: plan, effectiveDate: answer.effectiveDate, state: nil,
-                                               refreshProblem: "extended, but Apple's status answer does not hold subscription \(plan.originalTransactionId)")
-            }
-            return RenewalExtensionOutcome(plan: plan, effectiveDate: answer.effectiveDate, state: state, refreshProblem: nil)
-        } catch {
-            return RenewalExtensionOutcome(plan: plan, effectiveDate: answer.effectiveDate, state: nil,
-                                           refreshProblem: "extended, but reading the new state back failed: \(error)")
-        }
+        let (state, problem) = await readBack(plan, operatorName: operatorName)
+        return RenewalExtensionOutcome(plan: plan, effectiveDate: answer.effectiveDate, state: state, refreshProblem: problem)
     }
 
     /// Asks Apple to extend every eligible subscriber of a product; returns the stored request.

@@ -131,9 +131,9 @@ extension PurchaseLedger {
     }
 
     /// Records Apple's answer to an extension (`effectiveDate` on success, `refusal` otherwise),
-    /// audited, once per request identifier.
+    /// audited, once per request identifier (`batch`: the goodwill it belongs to, named in the entry).
     func recordExtensionAnswer(_ plan: RenewalExtensionPlan, effectiveDate: Date?, refusal: String?, reason: String,
-                               operatorName: String, attempts: Int) throws {
+                               operatorName: String, attempts: Int, batch: String? = nil) throws {
         let now = clock()
         try database.writeTransaction {
             let outcome = refusal.map { "refused: \($0)" } ?? "extended"
@@ -153,7 +153,7 @@ extension PurchaseLedger {
                 ("reasonCode", .int(Int64(plan.reasonCode.rawValue))), ("requestIdentifier", .string(plan.requestIdentifier)),
                 ("outcome", .string(outcome)), ("effectiveDate", .string(effectiveDate.map(StoreDates.format))),
                 ("reason", .string(reason)), ("attempts", .int(Int64(attempts))),
-            ]))
+            ] + (batch.map { [("batch", .string($0))] } ?? [])))
         }
     }
 
