@@ -4,7 +4,8 @@ import PurchaseStore
 import ReceiptCore
 
 /// `receiptdesk subscription status|extend|mass-extend|mass-status`: a subscription's state at
-/// Apple, and renewal date extensions (one customer's, or every subscriber's after an outage).
+/// Apple, and renewal date extensions (one subscription, a list of customers' (`ExtendBatchCommand`),
+/// or every subscriber's after an outage).
 enum SubscriptionCommand {
     static func run(_ arguments: [String]) throws -> ExitStatus {
         guard let sub = arguments.first else {
@@ -14,7 +15,9 @@ enum SubscriptionCommand {
         let options = try StoreOptions.take(&args)
         switch sub {
         case "status": return try status(&args, options)
-        case "extend": return try extend(&args, options)
+        case "extend":
+            let many = arguments.contains { $0 == "--customers" || $0 == "--search" || $0.hasPrefix("--customers=") || $0.hasPrefix("--search=") }
+            return try many ? ExtendBatchCommand.run(&args, options) : extend(&args, options)
         case "mass-extend": return try massExtend(&args, options)
         case "mass-status": return try massStatus(&args, options)
         case "offer": return try OfferCommand.sign(&args, options)

@@ -8,14 +8,19 @@ extension CommandTable {
         ], database: true, examples: ["receiptdesk lookup-order MK5TTTVWJH --customer alice"]),
         CommandSpec(path: "subscription status", arguments: "CUSTOMER", summary: "ask Apple (Get All Subscription Statuses): state, why it stopped, prices; recorded",
                     database: true, examples: ["receiptdesk subscription status alice"]),
-        CommandSpec(path: "subscription extend", arguments: "ORIGINAL_TX --days N --reason-code CODE --reason TEXT", summary: "extend one renewal date at Apple (1–90 days, at most 2 a year, active subscriptions only), audited", options: [
+        CommandSpec(path: "subscription extend", arguments: "ORIGINAL_TX | --customers FILE | --search QUERY --days N --reason-code CODE --reason TEXT", summary: "extend renewal dates at Apple (1–90 days, at most 2 a year, active subscriptions only), one or a list of customers', audited", options: [
             .value("--days", "N", "days to add, 1–90", example: "--days 10"),
             .value("--reason-code", "CODE", "Apple's reason: outage, satisfaction, other or undeclared", example: "--reason-code outage"),
             .value("--reason", "TEXT", "why (required; in the audit log)", example: "--reason \"outage 30 Nov\""),
-            .flag("--dry-run", "show the preview, ask Apple nothing"),
-        ], database: true, examples: ["receiptdesk subscription extend 2000000100000015 --days 10 --reason-code outage --reason \"outage 30 Nov\""],
+            .flag("--dry-run", "show the preview, ask Apple nothing (one subscription)"),
+            .value("--customers", "FILE", "goodwill for many: every active subscription of these customers (one id a line, # comments)", example: "--customers outage.txt"),
+            .value("--search", "QUERY", "goodwill for many: every active subscription of the customers this search finds", example: "--search cust-state"),
+            .flag("--yes", "for many: ask Apple (without it, the preview alone)"),
+        ], database: true, examples: ["receiptdesk subscription extend 2000000100000015 --days 10 --reason-code outage --reason \"outage 30 Nov\"",
+                                      "receiptdesk subscription extend --customers outage.txt --days 3 --reason-code outage --reason \"outage 3 June\" --yes"],
                     notes: [
                       "The extension is written down (with its request identifier) before Apple is asked, so an answer lost on the way is retried with the same identifier, which Apple applies once; then the subscription's signed state is read back. An expired subscription is refused (exit 65): Apple extends active ones only.",
+                      "With --customers or --search: a preview of every auto-renewable subscription of those customers (to extend, or skipped and why: not in the ledger, none, expired, extended twice in 365 days, another extension awaiting Apple's answer), and with --yes each is extended as one is, then a report (extended to DATE, refused by Apple with its error, skipped because) and one apple-extend-batch audit entry. One goodwill (the reason code and the reason, spaces and case aside) extends a subscription once: its request identifier comes from the goodwill and the subscription, so running it again, or two operators at once, never extends twice (\"already extended by this goodwill\"). Exit 65 when Apple refused one, 75 when one got no answer (run it again: it retries the same request).",
                     ]),
         CommandSpec(path: "subscription mass-extend", arguments: "PRODUCT --days N --reason-code CODE --reason TEXT", summary: "extend every active subscriber of a product, then follow Apple's progress", options: [
             .value("--days", "N", "days to add, 1–90", example: "--days 3"),
