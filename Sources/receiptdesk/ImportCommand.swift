@@ -7,7 +7,8 @@ import ReceiptCore
 /// Each file is its own ledger operation: a failure in one leaves the others applied. The name
 /// and email are set on the customer once an import has created (or found) them. With
 /// `appStore.finishOnDelivery` on, the consumables newly credited to an order are then finished at
-/// Apple (`FinishOnDelivery`). The text output ends with what the imports newly granted (`ImportGrants`).
+/// Apple (`FinishOnDelivery`). The text output ends with what the imports newly granted (`ImportGrants`);
+/// `--json` prints `{"customerId", "files": [each file's result], "granted": [...]}`.
 enum ImportCommand {
     static func run(_ arguments: [String]) throws -> ExitStatus {
         var args = Arguments(arguments)
@@ -21,8 +22,8 @@ enum ImportCommand {
         let files = try args.finish(maxPositionals: 1_000_000)
         guard !files.isEmpty else { throw CommandFailure.usage("import needs at least one FILE (or - for standard input)") }
         let ledger = try options.openLedger(mayCreate: true, checking: [(customer, "customer id"), (order, "order id")], checkingRevocation: true)
-        // What the customer held before, to say what the imports newly granted (text output only).
-        let before = options.json ? [] : try ledger.entitlements(customer, now: Date())
+        // What the customer held before, to say what the imports newly granted.
+        let before = try ledger.entitlements(customer, now: Date())
         var imported = 0
         var failures = 0
         var busy = false
@@ -73,15 +74,16 @@ enum ImportCommand {
                 print(FinishOnDelivery.line(credit, result))
             }
         }
-        if !options.json, imported > 0 {
-            print(ImportGrants.line(customer: customer, before: before, after: try ledger.entitlements(customer, now: Date())))
-        }
+        let grants = imported > 0 ? ImportGrants.granted(before: before, after: try ledger.entitlements(customer, now: Date())) : []
+        if !options.json, imported > 0 { print(ImportGrants.line(customer: customer, grants)) }
         if options.json {
-            print(JSONValue.array(results.map { index, value in
+            let files = JSONValue.array(results.map { index, value in
                 let finished = zip(credits, finishes).filter { $0.0.index == index }.map { FinishOnDelivery.json($0.0, $0.1) }
                 guard !finished.isEmpty, case .object(let members) = value else { return value }
                 return .object(members + [("finishOnDelivery", .array(finished))])
-            }).serialized())
+            })
+            print(JSONValue.object([("customerId", .string(customer)), ("files", files),
+                                    ("granted", ImportGrants.json(customer: customer, grants))]).serialized())
         }
         if busy { return .temporaryFailure }
         if failures > 0 { return .badInput }

@@ -49,7 +49,10 @@ struct AppleCommandsTests {
         let unified = try mint(["unified", "--product", "com.example.game.pro.monthly"])
         let imported = try CLIRunner.run(["import", unified, "--customer", "mint-alice", "--json"] + demo.common)
         #expect(imported.status == 0, "\(imported.stderr)")
-        let row = try #require((try JSONSerialization.jsonObject(with: Data(imported.stdout.utf8)) as? [[String: Any]])?.first)
+        let row = try #require(try imported.importedFiles().first)
+        let granted = try imported.importGranted()
+        #expect(granted.count == 1 && granted.first?["customerId"] as? String == "mint-alice" && granted.first?["entitlement"] as? String == "pro"
+                && (granted.first?["until"] as? String)?.isEmpty == false && granted.first?["quantity"] == nil, "\(granted)")
         #expect((row["verdict"] as? [String: Any])?["status"] as? String == "valid" && row["environment"] as? String == "Production", "\(row)")
         let show = try CLIRunner.run(["customer", "show", "mint-alice", "--json"] + demo.common)
         let entitlements = (try JSONSerialization.jsonObject(with: Data(show.stdout.utf8)) as? [String: Any])?["entitlements"] as? [[String: Any]]

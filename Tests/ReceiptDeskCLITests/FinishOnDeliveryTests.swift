@@ -44,7 +44,7 @@ struct FinishOnDeliveryTests {
         let on = try CLIRunner.run(["import", second.path, "--customer", "gem-buyer", "--order", "ORD-GEMS-2", "--operator", "svc-import", "--json"]
                                    + demo.common)
         #expect(on.status == 0, "\(on.stderr)")
-        let report = try #require((try JSONSerialization.jsonObject(with: Data(on.stdout.utf8)) as? [[String: Any]])?.first)
+        let report = try #require(try on.importedFiles().first)
         let finished = try #require((report["finishOnDelivery"] as? [[String: Any]])?.first, "\(report)")
         #expect(finished["transactionId"] as? String == second.transactionId && finished["orderId"] as? String == "ORD-GEMS-2", "\(finished)")
         #expect(finished["finishedBy"] as? String == "svc-import" && finished["finishedAtApple"] is String, "\(finished)")

@@ -15,7 +15,7 @@ struct ImportManyFilesTests {
 
         let run = try workspace.run(["import", "--customer", "bob", "--json"] + files)
         #expect(run.status == 65, "a file that failed makes the run exit 65: \(run.stderr)")
-        let entries = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [[String: Any]])
+        let entries = try run.importedFiles()
         #expect(entries.map { $0["file"] as? String } == files.map { $0 })
         #expect(entries.indices.filter { entries[$0]["error"] != nil } == [50, 150])
         #expect((entries[50]["error"] as? String)?.contains("no such file") == true, "\(entries[50])")

@@ -52,8 +52,14 @@ struct LedgerCommandTests {
         let receipt = try workspace.receipt("bob.b64", [LedgerWorkspace.purchase("2000000001")])
         let imported = try workspace.run(["import", receipt, "--customer", "bob", "--json"])
         #expect(imported.status == 0, "\(imported.stderr)")
-        let results = try imported.jsonArray()
+        let results = try imported.importedFiles()
         try #require(results.count == 1)
+        // What the import granted, as the text's last line says it.
+        let granted = try imported.importGranted()
+        #expect(!granted.isEmpty && granted.allSatisfy { $0["customerId"] as? String == "bob" && $0["entitlement"] is String
+                                                         && ($0["until"] != nil || $0["quantity"] is Int) }, "\(imported.stdout)")
+        let again = try workspace.run(["import", receipt, "--customer", "bob", "--json"])
+        #expect(try again.importGranted().isEmpty, "nothing newly granted: \(again.stdout)")
         for key in ["file", "receiptId", "changed", "format", "environment", "verdict", "transactions", "notes"] {
             #expect(results[0][key] != nil, "import --json lacks \(key): \(imported.stdout)")
         }
@@ -152,7 +158,7 @@ struct LedgerCommandTests {
         let jws = try workspace.jws("erin.jws", id: "4000000001", token: token.lowercased())
         let imported = try workspace.run(["import", jws, "--customer", "erin", "--json"])
         #expect(imported.status == 0, "\(imported.stderr)")
-        let report = try #require(try imported.jsonArray().first?["transactions"] as? [[String: Any]])
+        let report = try #require(try imported.importedFiles().first?["transactions"] as? [[String: Any]])
         #expect(report.first?["binding"] as? String == "account-token", "\(imported.stdout)")
         #expect(report.first?["orderId"] as? String == "o-1")
 

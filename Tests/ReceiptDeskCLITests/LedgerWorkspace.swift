@@ -231,6 +231,18 @@ extension CLIRunner.Output {
     }
 
     /// Standard output parsed as a JSON array of objects.
+    /// `import --json`'s `files`: each file's result, in order.
+    func importedFiles(sourceLocation: SourceLocation = #_sourceLocation) throws -> [[String: Any]] {
+        let parsed = try JSONSerialization.jsonObject(with: Data(stdout.utf8)) as? [String: Any]
+        return try #require(parsed?["files"] as? [[String: Any]], "not import --json's object: \(stdout)", sourceLocation: sourceLocation)
+    }
+
+    /// `import --json`'s `granted`.
+    func importGranted(sourceLocation: SourceLocation = #_sourceLocation) throws -> [[String: Any]] {
+        let parsed = try JSONSerialization.jsonObject(with: Data(stdout.utf8)) as? [String: Any]
+        return try #require(parsed?["granted"] as? [[String: Any]], "not import --json's object: \(stdout)", sourceLocation: sourceLocation)
+    }
+
     func jsonArray(sourceLocation: SourceLocation = #_sourceLocation) throws -> [[String: Any]] {
         let parsed = try JSONSerialization.jsonObject(with: Data(stdout.utf8))
         return try #require(parsed as? [[String: Any]], "not a JSON array of objects: \(stdout)", sourceLocation: sourceLocation)

@@ -166,7 +166,7 @@ import Testing
         let receipt = served.workspace.directory.appendingPathComponent("receipt.b64")
         try Data(minted.stdout.utf8).write(to: receipt)
         let imported = try served.workspace.run(["import", receipt.path, "--customer", "eva", "--json"])
-        let object = try JSONSerialization.jsonObject(with: Data(imported.stdout.utf8)) as? [[String: Any]]
+        let object: [[String: Any]]? = try imported.importedFiles()
         let transaction = try #require(((object?.first?["transactions"] as? [[String: Any]])?.first?["transactionId"]) as? String, "\(imported.stdout)")
         // serve started before the simulator made its authority: restarted, it trusts it (as a
         // merchant restarts serve after changing its trust anchors).
