@@ -40,7 +40,8 @@ struct ChangeGuard {
             }
         // A note decides on nothing (two at once are two notes); a batch decides on each customer
         // again under its lock and leaves out whoever was granted meanwhile.
-        case .importArtefact, .apple, .note, .grantBatch:
+        // Re-verifying records Apple's answer whatever changed meanwhile.
+        case .importArtefact, .apple, .note, .grantBatch, .reverify:
             return .none
         case .many(let changes):
             for change in changes {

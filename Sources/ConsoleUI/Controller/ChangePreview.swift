@@ -6,10 +6,13 @@ import ReceiptCore
 /// as it is now (a restore is a dry run of the real operation). Durations become the exact end
 /// date here, so what is applied is what was shown.
 enum ChangePreview {
-    static func confirmation(_ change: PendingChange, ledger: PurchaseLedger, operatorName: String, now: Date) throws -> Confirmation {
+    static func confirmation(_ change: PendingChange, ledger: PurchaseLedger, operatorName: String, now: Date,
+                             appleLabel: String = "Apple") throws -> Confirmation {
         switch change {
         case .apple(let request):
             return try ApplePreview.prepare(request, ledger: ledger, now: now).0
+        case .reverify(let receipts, let customers, _):
+            return try ReverifyPreview.confirmation(receipts: receipts, customers: customers, ledger: ledger, appleLabel: appleLabel)
         case .many(let changes):
             // One preview of every change: each checked as it would be alone (the first refusal names its customer).
             var fixed: [PendingChange] = []

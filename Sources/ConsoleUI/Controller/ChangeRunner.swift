@@ -60,6 +60,8 @@ enum ChangeRunner {
             return "\(batch.batchId): granted \(entitlement) to \(batch.granted.count) of \(batch.lines.count) customers (\(batch.skipped.count) left out; the audit's grant-batch entry names them)"
         case .apple(let request):
             throw ConsoleFailure("\(request.name) is asked of Apple, not written here; nothing changed")
+        case .reverify:
+            throw ConsoleFailure("re-verify runs as a re-verification job, not written here; nothing changed")
         case .many(let changes):
             // Inside the caller's one write transaction: each once, all or none.
             let done = try changes.map { try apply($0, ledger: ledger, operatorName: operatorName) }

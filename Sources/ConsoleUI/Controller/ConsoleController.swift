@@ -254,10 +254,11 @@ public final class ConsoleController {
             guard !environment.readOnly else { return dispatch(.refused("read-only: \(change.name) is not available; nothing changed")) }
             do {
                 let operatorName = environment.operatorName
+                let appleLabel = state.header.appleLabel
                 // What the operator decides on is read first: anything changed after it refuses the change.
                 let (confirmation, watched) = try ledgerLock.run { ledger in
                     let watched = try ChangeGuard.snapshot(change, database: ledger.database)
-                    return (try ChangePreview.confirmation(change, ledger: ledger, operatorName: operatorName, now: now), watched)
+                    return (try ChangePreview.confirmation(change, ledger: ledger, operatorName: operatorName, now: now, appleLabel: appleLabel), watched)
                 }
                 pendingGuard = (confirmation.change, watched)
                 dispatch(.previewReady(confirmation))
@@ -342,8 +343,9 @@ public final class ConsoleController {
         let inbox = self.inbox
         let generation = self.generation
         let ids = job.receiptIds
+        let serial = job.serial
         task = Task.detached {
-            let reports = ids.count == 1 ? [await reverifier.reverify(ids[0])] : await reverifier.reverify(ids, concurrency: 4)
+            let reports = ids.count == 1 ? [await reverifier.reverify(ids[0])] : await reverifier.reverify(ids, concurrency: serial ? 1 : 4)
             inbox.post(generation, reports)
         }
     }

@@ -79,7 +79,7 @@ enum Command: String, CaseIterable, Sendable {
         case .report: return "the team report: this week and this month, sparklines per day (pager)"
         case .note: return "add a note on the customer (shown to the whole team, in the case file; audited)"
         case .offer: return "sign a promotional or win-back offer for one of the customer's subscriptions (preview; shown once, not kept)"
-        case .tag: return "tag the row (or untag it) and go to the next: g then grants to every tagged row's customer, with one preview"
+        case .tag: return "tag the row (or untag it) and go to the next: grant, revoke and re-verify then act on every tagged row, with one preview"
         case .untag: return "untag every row of the tab"
         case .sort: return "sort the list the other way by its id column (newest first, or back), paging as fast either way"
         }

@@ -97,10 +97,7 @@ extension ConsoleReducer {
             var tagged = state.tags[state.tab] ?? []
             if let index = tagged.firstIndex(where: { $0.key == row.key }) { tagged.remove(at: index) } else { tagged.append(row) }
             state.tags[state.tab] = tagged.isEmpty ? nil : tagged
-            let customers = state.taggedCustomers.count
-            state.message = StatusMessage(text: tagged.isEmpty ? "no row tagged"
-                                          : "\(tagged.count) tagged (\(customers) customer\(customers == 1 ? "" : "s")): g grants to each once, with one preview · U untags",
-                                          kind: .info)
+            state.message = StatusMessage(text: tagged.isEmpty ? "no row tagged" : TaggedActions.status(state, tagged: tagged.count), kind: .info)
             return moveInList(&state, .down)
         case .sort:
             if state.reversed.remove(state.tab) == nil { state.reversed.insert(state.tab) }
@@ -228,8 +225,9 @@ extension ConsoleReducer {
         return []
     }
 
-    /// `r`: the open receipt, or every receipt of the open customer.
+    /// `r`: the tagged rows (previewed first), else the open receipt, or every receipt of the open customer.
     static func startReverify(_ state: inout ConsoleState) -> [ConsoleEffect] {
+        if let change = TaggedActions.reverify(state) { return [.preview(change)] }
         var ids: [Int64] = []
         var label = ""
         switch state.detail.model {

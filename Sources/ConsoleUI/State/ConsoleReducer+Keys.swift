@@ -68,6 +68,13 @@ extension ConsoleReducer {
                     return []
                 }
                 state.mode = .browse
+                if case .reverify(_, _, let ids?) = confirmation.change {
+                    // Asked through the re-verification job, one receipt at a time.
+                    let job = JobState(receiptIds: ids, label: "\(Plural.of(ids.count, "tagged receipt"))", startedTick: state.tick, serial: true)
+                    state.job = job
+                    state.message = StatusMessage(text: "re-verifying \(job.label) with \(state.header.appleLabel), one at a time… (Esc cancels)", kind: .info)
+                    return [.startReverify(job)]
+                }
                 state.message = StatusMessage(text: "\(confirmation.change.name): applying…", kind: .info)
                 return [.apply(confirmation.change)]
             case .character("n"), .character("N"), .escape, .character("q"):

@@ -49,6 +49,8 @@ struct JobState: Equatable, Sendable {
     let label: String
     /// The tick it started at (the spinner turns with ticks).
     let startedTick: Int
+    /// Whether Apple is asked one receipt at a time (the tagged rows), else a few at once.
+    var serial = false
 }
 
 /// A confirmed change being written on the writer's connection, off the input loop (it may wait

@@ -29,8 +29,21 @@ enum FormLogic {
                 FormField(label: "Reason", kind: .text(TextField()), hint: reasonHint),
             ]))
         case .revoke:
-            guard needCustomer() else { return [] }
-            return [.prepareForm(.revoke, customer: customer)]
+            let tagged = state.taggedCustomers
+            if tagged.count > 1 {
+                // One entitlement, named here, revoked from each tagged customer once.
+                let entitlement: FormField.Kind = state.catalogueEntitlements.isEmpty
+                    ? .text(TextField()) : .choice(state.catalogueEntitlements, 0)
+                state.mode = .form(FormState(kind: .revokeMany(customers: tagged), fields: [
+                    FormField(label: "Entitlement", kind: entitlement,
+                              hint: (state.catalogueEntitlements.isEmpty ? "the catalogue is empty: type a name" : "← → choose from the catalogue")
+                                  + "; each tagged customer must hold it"),
+                    FormField(label: "Reason", kind: .text(TextField()), hint: reasonHint),
+                ]))
+                return []
+            }
+            guard !tagged.isEmpty || needCustomer() else { return [] }
+            return [.prepareForm(.revoke, customer: tagged.first ?? customer)]
         case .restore:
             guard needCustomer(), let customer else { return [] }
             state.mode = .form(FormState(kind: .restore(customer: customer), fields: [
@@ -207,6 +220,10 @@ enum FormLogic {
                 return .success(.many(customers.map { .grant(customer: $0, entitlement: entitlement, end: end, reason: reason) }))
             case .failure(let failure): return .failure(failure)
             }
+        case .revokeMany(let customers):
+            let entitlement = form.value("Entitlement")
+            guard !entitlement.isEmpty else { return .failure(ConsoleFailure("choose an entitlement")) }
+            return .success(.many(customers.map { .revoke(customer: $0, target: .entitlement(entitlement), reason: reason) }))
         case .revoke(let customer, let options):
             let index = form.choiceIndex("Revoke")
             guard options.indices.contains(index) else { return .failure(ConsoleFailure("nothing to revoke")) }

@@ -72,6 +72,8 @@ enum FormKind: Equatable, Sendable {
     case grantMany(customers: [String])
     /// `options` pairs each choice with an entitlement name or a grant number.
     case revoke(customer: String, options: [RevokeOption])
+    /// The entitlement named revoked from each of these customers (the tagged rows'), with one preview.
+    case revokeMany(customers: [String])
     case restore(customer: String)
     case resolve(conflictId: Int64, owner: String, claimant: String)
     case importArtefact
@@ -94,6 +96,7 @@ enum FormKind: Equatable, Sendable {
         case .grant(let c): return "Grant an entitlement to \(c)"
         case .grantMany(let customers): return "Grant an entitlement to \(customers.count) tagged customers"
         case .revoke(let c, _): return "Revoke for \(c)"
+        case .revokeMany(let customers): return "Revoke an entitlement from \(customers.count) tagged customers"
         case .restore(let c): return "Restore purchases to \(c)"
         case .resolve(let id, _, _): return "Resolve conflict #\(id)"
         case .importArtefact: return "Import a receipt, JWS or notification"
@@ -169,6 +172,10 @@ enum PendingChange: Equatable, Sendable {
     case grantBatch(query: String, customers: [String]?, entitlement: String, end: GrantEnd, reason: String)
     /// Asked of Apple (through PurchaseStore's `AppleActions`), off the screen's thread.
     case apple(AppleRequest)
+    /// Re-verify with Apple the tagged `receipts` and every receipt of the tagged `customers`,
+    /// one at a time; `receiptIds` is nil until the preview looked them up (what it listed is
+    /// what is asked).
+    case reverify(receipts: [Int64], customers: [String], receiptIds: [Int64]?)
     /// The same change to each tagged customer: previewed together, applied in one write
     /// transaction, each once (all or none).
     indirect case many([PendingChange])
@@ -185,7 +192,10 @@ enum PendingChange: Equatable, Sendable {
         case .erase: return "erase"
         case .grantBatch: return "grant-batch"
         case .apple(let request): return request.name
-        case .many(let changes): return (changes.first?.name ?? "change") + " to \(changes.count) customers"
+        case .reverify: return "re-verify"
+        case .many(let changes):
+            let first = changes.first?.name ?? "change"
+            return first + (first == "grant" ? " to" : " for") + " \(changes.count) customers"
         }
     }
 }
