@@ -91,7 +91,8 @@ enum ListRowFormatter {
     }
 
     /// A customer's name and email (muted), the email first when the search matched it and
-    /// not the name, so a row found by its email shows why; empty when the merchant gave neither.
+    /// not the name, so a row found by its email shows why, and before both the related id a
+    /// search found them through (`via txn 2000000123456789`); empty when there is none of these.
     /// Also the width of its first part (what must show before less important columns do).
     static func contact(_ c: CustomerListRow, highlight: [String]) -> (StyledLine, Int) {
         let name = c.displayName.flatMap { $0.isEmpty || $0 == c.customerId ? nil : DisplayWidth.sanitized($0) }
@@ -106,9 +107,15 @@ enum ListRowFormatter {
             let shown = ConsoleFormat.highlighted(email, .muted, highlight)
             if matches(email) && !matches(name) && !matches(c.customerId) { parts.insert(shown, at: 0) } else { parts.append(shown) }
         }
+        // Found through a related id (one of their transactions, an order, a token): that id and
+        // what it is come first, and must show.
+        if let via = c.matchedVia {
+            let line = [Span("via \(via.kind.label) ", CellStyle(.accent))] + ConsoleFormat.highlighted(DisplayWidth.sanitized(via.value), .plain, highlight)
+            parts.insert(line, at: 0)
+        }
         guard let first = parts.first else { return ([], 0) }
-        // What must show: the name, or the email the search matched; an email alone shows where it fits.
-        let core = name != nil || matches(email) ? first.width : 0
+        // What must show: the reason, the name, or the email the search matched; an email alone shows where it fits.
+        let core = c.matchedVia != nil || name != nil || matches(email) ? first.width : 0
         return (parts.dropFirst().reduce(first) { $0 + [Span("  ")] + $1 }, core)
     }
 
@@ -132,6 +139,13 @@ enum ListRowFormatter {
     static func lines(_ table: BrowseTable, rows: [BrowseRow], width: Int, highlight: [String],
                       sortMark: String? = nil) -> (heading: StyledLine, rows: [StyledLine]) {
         var columns = columns(table)
+        // Customers a search found through a related id: that id (never cut) matters more than the badge.
+        if table == .customers, rows.contains(where: { if case .customer(_, let c) = $0 { return c.matchedVia != nil } else { return false } }),
+           let name = columns.firstIndex(where: { $0.title == "name" }), let env = columns.firstIndex(where: { $0.title == "env" }) {
+            let (n, e) = (columns[name], columns[env])
+            columns[name] = ListColumns.Column(n.title, cut: n.cut, cap: n.cap, drop: e.drop, grows: n.grows, right: n.alignRight)
+            columns[env] = ListColumns.Column(e.title, cut: e.cut, cap: e.cap, drop: n.drop, grows: e.grows, right: e.alignRight)
+        }
         if let sortMark, let first = columns.first {
             columns[0] = ListColumns.Column(first.title + " " + sortMark, cut: first.cut, cap: first.cap, drop: first.drop, grows: first.grows,
                                             right: first.alignRight)

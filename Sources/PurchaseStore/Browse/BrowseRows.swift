@@ -33,6 +33,9 @@ public struct CustomerListRow: Sendable, Equatable {
     /// The name and email the merchant gave them (`customer add --name --email`), if any.
     public var displayName: String?
     public var email: String?
+    /// Why a search found them when it was through a related id (a transaction, an order, a
+    /// token…), not their own id, name or email; nil otherwise or without a search.
+    public var matchedVia: SearchReason?
 
     public init(customerId: String, isTester: Bool, transactionCount: Int, transactionCountCapped: Bool, activeEntitlements: [String],
                 environments: [String], environmentMismatch: Bool, openConflicts: Int, displayName: String? = nil, email: String? = nil) {

@@ -27,7 +27,7 @@ public struct Browser {
         let isFull = rows.count > limit
         var page = Array(rows.prefix(limit))
         if step.reversed { page.reverse() }
-        let lookups = try RowLookups(table, page, database: database)
+        let lookups = try RowLookups(table, page, filter: filter, database: database)
         return BrowsePage(rows: try page.map { try decode(table, $0, key: BrowseKey.read($0, textual: query.keyIsText), lookups) }, isFull: isFull,
                           scannedThrough: isFull ? nil : scannedThrough, ignored: query.ignored)
     }
@@ -165,14 +165,22 @@ public struct Browser {
         return (rows, nil)
     }
 
-    /// What `ListRowLookups` read for a page's rows, one statement or two per page.
+    /// What `ListRowLookups` read for a page's rows, one statement or two per page (and, for a
+    /// search, one more for customers: why each matched).
     private struct RowLookups {
         var customers: [String: CustomerListRow] = [:]
         var inOpenConflict: Set<String> = []
 
-        init(_ table: BrowseTable, _ rows: [SQLRow], database: SQLDatabase) throws {
+        init(_ table: BrowseTable, _ rows: [SQLRow], filter: BrowseFilter, database: SQLDatabase) throws {
             switch table {
-            case .customers: customers = try ListRowLookups.customers(rows, database: database)
+            case .customers:
+                customers = try ListRowLookups.customers(rows, database: database)
+                // Why each was found, when a search word is one of their related ids: one statement for the page.
+                if !filter.terms.isEmpty || !filter.fields.isEmpty {
+                    for (id, reason) in try SearchReasons.lookup(filter, customers: rows.compactMap { $0.string("customer_id") }, database: database) {
+                        customers[id]?.matchedVia = reason
+                    }
+                }
             case .transactions: inOpenConflict = try ListRowLookups.inOpenConflict(rows.compactMap { $0.string("transaction_id") }, database: database)
             default: break
             }
