@@ -29,10 +29,10 @@ struct HelpTests {
         for binding in KeyBindings.all {
             #expect(text.contains(binding.command.rawValue), "\(binding.command.rawValue) is not in the help at \(size)")
         }
-        for section in ModeKeys.all {
-            #expect(text.contains(section.title), "\(section.title) is not in the help at \(size)")
-            for key in section.keys {
-                #expect(text.contains(key.keys), "\(section.title): \(key.keys) is not in the help at \(size)")
+        for mode in InputMode.allCases {
+            #expect(text.contains(mode.title), "\(mode.title) is not in the help at \(size)")
+            for binding in ModeKeys.all where binding.mode == mode {
+                #expect(text.contains(binding.name), "\(binding.name) is not in the help at \(size)")
             }
         }
         for words in ["wrap long lines", "next match of the search", "save the value to a new file"] {

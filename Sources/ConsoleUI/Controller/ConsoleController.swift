@@ -40,6 +40,7 @@ public final class ConsoleController {
         state.displayZone = environment.timeZone
         state.exportFolder = environment.exportDirectory
         state.bindings = environment.keyBindings
+        state.modeBindings = environment.modeBindings
         if let changes = environment.changes {
             // Listen (or take the starting point) before the first read, so no change falls between.
             _ = try? environment.lock.run { _ in try changes.waitForChange(timeout: 0) }  // a failure shows on the first tick

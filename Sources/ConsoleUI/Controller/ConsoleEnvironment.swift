@@ -44,11 +44,14 @@ public struct ConsoleEnvironment {
     public var initialFilter: BrowseFilter?
     /// The key bindings (`KeyMap.apply` remaps them from the config's `console.keys`).
     var keyBindings = KeyBindings.all
+    /// The other modes' keys (`KeyMap.applyModes` remaps them from `console.keys` entries named `MODE.ACTION`).
+    var modeBindings = ModeKeys.all
 
-    /// Remaps keys as the config's `console.keys` says (command name → key names); the error
-    /// names the command and key that are wrong.
+    /// Remaps keys as the config's `console.keys` says (a command name, or `MODE.ACTION` such as
+    /// `pager.wrap`, → key names); the error names the mode, command or key that is wrong.
     public mutating func remapKeys(_ keys: [String: [String]]) throws {
         keyBindings = try KeyMap.apply(keys, to: KeyBindings.all)
+        modeBindings = try KeyMap.applyModes(keys, to: ModeKeys.all)
     }
 
     /// How often, and at most how many times, a mass extension's progress is asked of Apple.

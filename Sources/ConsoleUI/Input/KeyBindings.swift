@@ -195,8 +195,9 @@ enum KeyBindings {
     }
 
     /// The help screen's rows: a heading per scope, then "keys  name  what it does"; then the
-    /// mouse, then every other mode's keys (`ModeKeys`).
-    static func helpRows(readOnly: Bool, table: [KeyBinding] = all) -> [(keys: String, name: String, summary: String, heading: Bool)] {
+    /// mouse, then every other mode's keys as remapped (`ModeKeys`), named as `console.keys` names them.
+    static func helpRows(readOnly: Bool, table: [KeyBinding] = all,
+                         modes: [ModeBinding] = ModeKeys.all) -> [(keys: String, name: String, summary: String, heading: Bool)] {
         var rows: [(String, String, String, Bool)] = []
         let headings: [BindingScope: String] = [.global: "Everywhere", .list: "List pane", .detail: "Detail pane (receipt tree)",
                                                  .conflicts: "Conflicts tab"]
@@ -209,10 +210,6 @@ enum KeyBindings {
         rows.append(("", "Mouse", "", true))
         rows.append(("click", "", "select a row, a tab or a tree line", false))
         rows.append(("wheel", "", "scroll the pane under the pointer", false))
-        for section in ModeKeys.all {
-            rows.append(("", section.title, "", true))
-            rows += section.keys.map { ($0.keys, "", $0.summary, false) }
-        }
-        return rows
+        return rows + ModeKeys.helpRows(table: modes)
     }
 }

@@ -47,22 +47,24 @@ extension ConsoleReducer {
             }
             return []
         case .help(let scroll):
-            switch key {
-            case .character("j"), .down: state.mode = .help(scroll + 1)
-            case .character("k"), .up: state.mode = .help(max(0, scroll - 1))
-            case .pageDown: state.mode = .help(scroll + state.layout.detailRows)
-            case .pageUp: state.mode = .help(max(0, scroll - state.layout.detailRows))
-            case .mouse(let m) where m.kind == .wheelDown: state.mode = .help(scroll + 3)
-            case .mouse(let m) where m.kind == .wheelUp: state.mode = .help(max(0, scroll - 3))
-            default: state.mode = .browse
+            if case .mouse(let m) = key {
+                state.mode = .help(m.kind == .wheelDown ? scroll + 3 : m.kind == .wheelUp ? max(0, scroll - 3) : scroll)
+                return []
+            }
+            switch ModeKeys.action(for: key, in: .help, table: state.modeBindings) {
+            case .down?: state.mode = .help(scroll + 1)
+            case .up?: state.mode = .help(max(0, scroll - 1))
+            case .pageDown?: state.mode = .help(scroll + state.layout.detailRows)
+            case .pageUp?: state.mode = .help(max(0, scroll - state.layout.detailRows))
+            default: state.mode = .browse  // close, and any other key
             }
             return []
         case .form(let form): return FormLogic.handleKey(&state, form, key)
         case .pager(let pager): return PagerLogic.handleKey(&state, pager, key)
         case .refunds(let queue): return RefundQueueLogic.handleKey(&state, queue, key)
         case .confirm(let confirmation):
-            switch key {
-            case .character("y"), .character("Y"):
+            switch ModeKeys.action(for: key, in: .preview, table: state.modeBindings) {
+            case .apply?:
                 if let followUp = confirmation.followUp {
                     state.mode = .confirm(Confirmation(change: confirmation.change, title: confirmation.title + ": are you sure?", lines: followUp))
                     return []
@@ -77,18 +79,18 @@ extension ConsoleReducer {
                 }
                 state.message = StatusMessage(text: "\(confirmation.change.name): applying…", kind: .info)
                 return [.apply(confirmation.change)]
-            case .character("n"), .character("N"), .escape, .character("q"):
+            case .cancel?:
                 state.mode = .browse
                 state.message = StatusMessage(text: "\(confirmation.change.name) cancelled: nothing changed", kind: .info)
             default: break
             }
             return []
         case .quitConfirm:
-            switch key {
-            case .character("y"), .character("Y"):
+            switch ModeKeys.action(for: key, in: .quit, table: state.modeBindings) {
+            case .quit?:
                 state.finished = true
                 return state.job == nil ? [] : [.cancelReverify]  // Apple's task ends with the controller
-            case .character("n"), .character("N"), .escape:
+            case .stay?:
                 state.mode = .browse
             default: break
             }

@@ -89,6 +89,8 @@ struct ConsoleState {
     }
     /// The binding table in force: `KeyBindings.all` with the config's remapped keys (`KeyMap`).
     var bindings = KeyBindings.all
+    /// The other modes' keys in force: `ModeKeys.all` with the config's remapped keys.
+    var modeBindings = ModeKeys.all
     /// Where files written by `e` and the pager's `s` go (nil: this console writes none).
     var exportFolder: String?
     /// The zone times are drawn in now.

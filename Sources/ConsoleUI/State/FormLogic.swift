@@ -125,26 +125,31 @@ enum FormLogic {
         ])
     }
 
-    /// Keys in a form: Tab / ↓ / ↑ move between fields, ← → choose, Enter goes on (submits on
-    /// the last field), Esc closes it with nothing changed.
+    /// Keys in a form (`ModeKeys`, remappable; by default): Tab / ↓ / ↑ move between fields, ← →
+    /// choose, Enter goes on (submits on the last field), Esc closes it with nothing changed.
     static func handleKey(_ state: inout ConsoleState, _ form: FormState, _ key: KeyEvent) -> [ConsoleEffect] {
         var form = form
         form.error = nil
         let last = form.fields.count - 1
         let asked = form.discardAsked
         form.discardAsked = false
-        switch key {
-        case .escape where !asked && form.longestText >= FormState.longText:
-            // A long paste is not thrown away by one key: say what Esc would lose, and ask.
+        // In a text field a printable character is text whatever it is bound to; choosing an option applies to a choice field.
+        let focused = form.fields.indices.contains(form.focus) ? form.fields[form.focus].kind : nil
+        var action = ModeKeys.action(for: key, in: .form, table: state.modeBindings)
+        if case .text? = focused, case .character = key { action = nil }
+        if case .text? = focused, action == .choosePrevious || action == .chooseNext { action = nil }
+        switch action {
+        case .cancel? where !asked && form.longestText >= FormState.longText:
+            // A long paste is not thrown away by one key: say what cancelling would lose, and ask.
             form.discardAsked = true
-            form.error = "Esc again throws away this form and its \(form.longestText)-character text; any other key keeps it"
-        case .escape:
+            form.error = "\(ModeKeys.key(.cancel, in: .form, table: state.modeBindings)) again throws away this form and its \(form.longestText)-character text; any other key keeps it"
+        case .cancel?:
             state.mode = .browse
             state.message = StatusMessage(text: "\(form.kind.title): cancelled, nothing changed", kind: .info)
             return []
-        case .tab, .down: form.focus = min(last, form.focus + 1)
-        case .backTab, .up: form.focus = max(0, form.focus - 1)
-        case .enter:
+        case .nextField?: form.focus = min(last, form.focus + 1)
+        case .previousField?: form.focus = max(0, form.focus - 1)
+        case .submit?:
             if form.focus < last {
                 form.focus += 1
             } else {
@@ -156,15 +161,15 @@ enum FormLogic {
                     form.error = failure.message
                 }
             }
+        case .choosePrevious?, .chooseNext?:
+            if case .choice(let options, let index)? = focused {
+                let step = action == .choosePrevious ? options.count - 1 : 1
+                form.fields[form.focus].kind = .choice(options, (index + step) % max(1, options.count))
+            }
         default:
             guard form.fields.indices.contains(form.focus) else { break }
             switch form.fields[form.focus].kind {
-            case .choice(let options, let index):
-                if key == .left || key == .character("h") {
-                    form.fields[form.focus].kind = .choice(options, (index + options.count - 1) % max(1, options.count))
-                } else if key == .right || key == .character("l") || key == .character(" ") {
-                    form.fields[form.focus].kind = .choice(options, (index + 1) % max(1, options.count))
-                }
+            case .choice: break
             case .text(var field):
                 let edit: KeyEvent
                 if case .paste(let text) = key {

@@ -1,8 +1,9 @@
 import Foundation
 
-/// Keys in the pager: j/k ↑↓ PgUp/PgDn g/G scroll, w wraps or not, / searches and n finds the
-/// next match (`/` always starts a new query), y copies the whole value to the terminal's clipboard (OSC 52), s saves it to a
-/// file (not a value shown once), Esc or q closes.
+/// Keys in the pager (`ModeKeys`, remappable; by default): j/k ↑↓ PgUp/PgDn g/G scroll, w wraps or
+/// not, / searches and n finds the next match (`/` always starts a new query), y copies the whole
+/// value to the terminal's clipboard (OSC 52), s saves it to a file (not a value shown once), Esc
+/// or q closes. Its search and save prompts are text editing (Enter, Esc).
 enum PagerLogic {
     static func handleKey(_ state: inout ConsoleState, _ pager: PagerState, _ key: KeyEvent) -> [ConsoleEffect] {
         var pager = pager
@@ -10,34 +11,38 @@ enum PagerLogic {
         ConsoleReducer.clearStaleError(&state)
         if let prompt = pager.prompt { return handlePrompt(&state, &pager, prompt, key) }
         let page = max(1, state.size.rows - 6)
-        switch key {
-        case .escape, .character("q"):
+        if case .mouse(let m) = key {
+            if m.kind == .wheelDown { pager.scroll += 3 } else if m.kind == .wheelUp { pager.scroll = max(0, pager.scroll - 3) }
+            state.mode = .pager(pager)
+            return []
+        }
+        switch ModeKeys.action(for: key, in: .pager, table: state.modeBindings) {
+        case .close?:
             state.mode = .browse
             return []
-        case .character("j"), .down: pager.scroll += 1
-        case .character("k"), .up: pager.scroll = max(0, pager.scroll - 1)
-        case .pageDown, .character(" "): pager.scroll += page
-        case .pageUp: pager.scroll = max(0, pager.scroll - page)
-        case .character("g"), .home: pager.scroll = 0
-        case .character("G"), .end: pager.scroll = Int.max / 2  // clamped when drawn
-        case .character("w"):
+        case .down?: pager.scroll += 1
+        case .up?: pager.scroll = max(0, pager.scroll - 1)
+        case .pageDown?: pager.scroll += page
+        case .pageUp?: pager.scroll = max(0, pager.scroll - page)
+        case .top?: pager.scroll = 0
+        case .bottom?: pager.scroll = Int.max / 2  // clamped when drawn
+        case .wrap?:
             pager.wrap.toggle()
             pager.scroll = 0
-        case .mouse(let m) where m.kind == .wheelDown: pager.scroll += 3
-        case .mouse(let m) where m.kind == .wheelUp: pager.scroll = max(0, pager.scroll - 3)
-        case .character("/"): pager.prompt = .search(TextField())  // a new query; n repeats the last one
-        case .character("n"):
+        case .search?: pager.prompt = .search(TextField())  // a new query; next repeats the last one
+        case .next?:
             if let line = pager.nextMatch(after: pager.matchLine ?? -1, pager.search) {
                 pager.matchLine = line
                 pager.scroll = line
                 pager.wrap = false  // a match is found by its line; unwrapped, a line is a row
             }
-        case .character("y"):
+        case .copy?:
             state.mode = .pager(pager)
             return [.copyToClipboard(pager.text, label: pager.title)]
-        case .character("s") where pager.shownOnce:
-            state.message = StatusMessage(text: "not saved: \(pager.title) is shown once and never stored; y copies it", kind: .error)
-        case .character("s"): pager.prompt = .save(TextField(defaultFileName(pager.title)))
+        case .save? where pager.shownOnce:
+            state.message = StatusMessage(text: "not saved: \(pager.title) is shown once and never stored; \(ModeKeys.key(.copy, in: .pager, table: state.modeBindings)) copies it",
+                                          kind: .error)
+        case .save?: pager.prompt = .save(TextField(defaultFileName(pager.title)))
         default: break
         }
         state.mode = .pager(pager)

@@ -12,28 +12,28 @@ struct RefundQueueState: Equatable {
     var selectedRequest: RefundRequest? { requests.indices.contains(selected) ? requests[selected] : nil }
 }
 
-/// Keys in the refund queue: ↑ ↓ choose, Enter reviews the selected request's consumption
+/// Keys in the refund queue (`ModeKeys`, remappable; by default): ↑ ↓ choose, Enter reviews the selected request's consumption
 /// information (then reason and send), `a` shows answered requests too, Esc closes.
 enum RefundQueueLogic {
     static func handleKey(_ state: inout ConsoleState, _ queue: RefundQueueState, _ key: KeyEvent) -> [ConsoleEffect] {
         var queue = queue
-        switch key {
-        case .escape, .character("q"), .character("$"):
+        switch ModeKeys.action(for: key, in: .refunds, table: state.modeBindings) {
+        case .close?:
             state.mode = .browse
             return []
-        case .character("j"), .down: queue.selected = min(max(0, queue.requests.count - 1), queue.selected + 1)
-        case .character("k"), .up: queue.selected = max(0, queue.selected - 1)
-        case .home: queue.selected = 0
-        case .end, .character("G"): queue.selected = max(0, queue.requests.count - 1)
-        case .character("a"):
+        case .down?: queue.selected = min(max(0, queue.requests.count - 1), queue.selected + 1)
+        case .up?: queue.selected = max(0, queue.selected - 1)
+        case .top?: queue.selected = 0
+        case .bottom?: queue.selected = max(0, queue.requests.count - 1)
+        case .answered?:
             queue.all.toggle()
             queue.loaded = false
             state.mode = .refunds(queue)
             return [.loadRefunds(all: queue.all)]
-        case .control("l"), .function(5):
+        case .reload?:
             state.mode = .refunds(queue)
             return [.loadRefunds(all: queue.all)]
-        case .enter, .character("l"), .right:
+        case .review?:
             guard let request = queue.selectedRequest else {
                 state.message = StatusMessage(text: "no refund request to review", kind: .info)
                 return []

@@ -3,7 +3,7 @@
 /// cut; on a wide screen the rows flow into two columns so less of it needs scrolling.
 enum HelpView {
     static func draw(_ state: ConsoleState, scroll: Int, on screen: Screen) {
-        let rows = KeyBindings.helpRows(readOnly: state.header.readOnly, table: state.bindings)
+        let rows = KeyBindings.helpRows(readOnly: state.header.readOnly, table: state.bindings, modes: state.modeBindings)
         // The whole screen but the hint row.
         let rect = Rect(row: 0, column: 0, rows: max(3, state.size.rows - 1), columns: state.size.columns)
         Frame.clear(screen, rect)
@@ -56,7 +56,9 @@ enum HelpView {
             let lead = row.name.isEmpty ? keyWidth : keyWidth + nameWidth
             let keys = DisplayWidth.of(row.keys) < keyWidth ? DisplayWidth.fit(" " + row.keys, to: keyWidth) : " " + row.keys + " "
             var first: StyledLine = [Span(keys, CellStyle(.accent, bold: true))]
-            if !row.name.isEmpty { first.append(Span(DisplayWidth.fit(row.name, to: nameWidth), .bold)) }
+            if !row.name.isEmpty {  // a name is never cut ("form.previous-field"): a longer one pushes its summary on
+                first.append(Span(DisplayWidth.of(row.name) < nameWidth ? DisplayWidth.fit(row.name, to: nameWidth) : row.name + " ", .bold))
+            }
             let indent = max(lead, first.width)
             let wrapped = ConsoleFormat.wrap(row.summary, first: max(8, width - first.width), rest: max(8, width - indent))
             lines.append(first + [Span(wrapped.first ?? "")])

@@ -46,7 +46,9 @@ enum OverlayViews {
                            maxWidth: inner.columns)
             }
         }
-        screen.put(ConsoleFormat.fitHints(" Tab next field · Enter on the last field shows what will change · Esc cancels", width: inner.columns),
+        let keys = state.modeBindings
+        let footer = " \(ModeKeys.key(.nextField, in: .form, table: keys)) next field · \(ModeKeys.key(.submit, in: .form, table: keys)) on the last field shows what will change · \(ModeKeys.key(.cancel, in: .form, table: keys)) cancels"
+        screen.put(ConsoleFormat.fitHints(footer, width: inner.columns),
                    row: inner.row + inner.rows - 1,
                    column: inner.column, style: .muted, maxWidth: inner.columns)
     }
@@ -81,8 +83,10 @@ enum OverlayViews {
         for (offset, line) in lines.prefix(max(0, inner.rows - 2)).enumerated() {
             screen.put([Span(" ")] + line, row: inner.row + offset, column: inner.column, width: inner.columns)
         }
-        screen.put([Span(" y", CellStyle(.accent, bold: true)), Span(" apply   "), Span("n", CellStyle(.accent, bold: true)),
-                    Span(" cancel (nothing changes until y)", .muted)],
+        let apply = ModeKeys.key(.apply, in: .preview, table: state.modeBindings)
+        screen.put([Span(" " + apply, CellStyle(.accent, bold: true)), Span(" apply   "),
+                    Span(ModeKeys.key(.cancel, in: .preview, table: state.modeBindings), CellStyle(.accent, bold: true)),
+                    Span(" cancel (nothing changes until \(apply))", .muted)],
                    row: inner.row + inner.rows - 1, column: inner.column, width: inner.columns)
     }
 
@@ -93,7 +97,8 @@ enum OverlayViews {
         let running = state.job.map { "\($0.label) is being re-verified." } ?? state.appleJob.map { "\($0.label): Apple has not answered yet." }
             ?? "an action is running."
         screen.put(" " + running, row: rect.row + 1, column: rect.column + 1, style: .plain, maxWidth: rect.columns - 2)
-        screen.put([Span(" y", CellStyle(.accent, bold: true)), Span(" quit (cancels it)   "), Span("n", CellStyle(.accent, bold: true)), Span(" stay")],
+        screen.put([Span(" " + ModeKeys.key(.quit, in: .quit, table: state.modeBindings), CellStyle(.accent, bold: true)), Span(" quit (cancels it)   "),
+                    Span(ModeKeys.key(.stay, in: .quit, table: state.modeBindings), CellStyle(.accent, bold: true)), Span(" stay")],
                    row: rect.row + 3, column: rect.column + 1, width: rect.columns - 2)
     }
 }

@@ -29,11 +29,13 @@ enum PagerView {
             let folder = state.exportFolder.map { "in \($0) (a path from / or ~ goes there)" } ?? "(this console writes no files)"
             prompt("save to ", field.text, hint: "Enter writes a new file · \(folder) · Esc cancels", row: bottom, inner: inner, on: screen)
         case nil where pager.shownOnce:
-            screen.put(ConsoleFormat.fitHints(" shown once, not kept: y copy (OSC 52) · j/k scroll · w wrap · Esc close (it is gone then)",
+            let k = { (action: ModeAction) in ModeKeys.key(action, in: .pager, table: state.modeBindings) }
+            screen.put(ConsoleFormat.fitHints(" shown once, not kept: \(k(.copy)) copy (OSC 52) · \(k(.down))/\(k(.up)) scroll · \(k(.wrap)) wrap · \(k(.close)) close (it is gone then)",
                                               width: inner.columns), row: bottom,
                        column: inner.column, style: CellStyle(.warning), maxWidth: inner.columns)
         case nil:
-            screen.put(ConsoleFormat.fitHints(" j/k scroll · w wrap · / search · n next · y copy (OSC 52) · s save to a file · Esc close",
+            let k = { (action: ModeAction) in ModeKeys.key(action, in: .pager, table: state.modeBindings) }
+            screen.put(ConsoleFormat.fitHints(" \(k(.down))/\(k(.up)) scroll · \(k(.wrap)) wrap · \(k(.search)) search · \(k(.next)) next · \(k(.copy)) copy (OSC 52) · \(k(.save)) save to a file · \(k(.close)) close",
                                               width: inner.columns), row: bottom,
                        column: inner.column, style: .muted, maxWidth: inner.columns)
         }

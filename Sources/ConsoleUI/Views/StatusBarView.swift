@@ -44,12 +44,12 @@ enum StatusBarView {
     static func modeHints(_ state: ConsoleState) -> [(key: String, word: String)] {
         switch state.mode {
         case .browse, .filter, .command: return KeyBindings.hints(scopes: state.scopes, readOnly: state.header.readOnly, table: state.bindings)
-        case .help: return ModeKeys.hints(ModeKeys.help)
-        case .pager: return ModeKeys.hints(ModeKeys.pager)
-        case .form: return ModeKeys.hints(ModeKeys.form)
-        case .confirm: return ModeKeys.hints(ModeKeys.confirm)
-        case .quitConfirm: return ModeKeys.hints(ModeKeys.quitConfirm)
-        case .refunds: return ModeKeys.hints(ModeKeys.refunds)
+        case .help: return ModeKeys.hints(.help, table: state.modeBindings)
+        case .pager: return ModeKeys.hints(.pager, table: state.modeBindings)
+        case .form: return ModeKeys.hints(.form, table: state.modeBindings)
+        case .confirm: return ModeKeys.hints(.preview, table: state.modeBindings)
+        case .quitConfirm: return ModeKeys.hints(.quit, table: state.modeBindings)
+        case .refunds: return ModeKeys.hints(.refunds, table: state.modeBindings)
         }
     }
 
