@@ -3,7 +3,9 @@ import PurchaseStore
 import ReceiptCore
 
 /// `receiptdesk search TEXT [--limit N] [--json]`: the console's search box on the command line.
-/// Each list with matches: how many (exact up to 1,000) and the first N rows.
+/// Each list with matches: how many (exact up to 1,000) and the first N rows; a customer found
+/// through a related id says which, as the console's list does (`via txn 2000000123456789`;
+/// `--json`: the customers list's `matchedVia`, by customer id, each `{kind, value}`).
 enum SearchCommand {
     static func run(_ arguments: [String]) throws -> ExitStatus {
         var args = Arguments(arguments)
@@ -27,9 +29,11 @@ enum SearchCommand {
             lines.append("\(table.rows): \(shown)")
             lines += page.rows.map { "  " + describe($0) }
             if !page.ignored.isEmpty { lines.append("  ignored here: " + page.ignored.joined(separator: ", ")) }
-            lists.append(.object([("list", .string(table.rawValue)), ("count", .int(count.count)), ("atLeast", .bool(count.isLowerBound)),
-                                  ("rows", .array(page.rows.map { .string(key($0)) })),
-                                  ("ignored", .array(page.ignored.map(JSONValue.string)))]))
+            var list: [(String, JSONValue)] = [("list", .string(table.rawValue)), ("count", .int(count.count)), ("atLeast", .bool(count.isLowerBound)),
+                                               ("rows", .array(page.rows.map { .string(key($0)) })),
+                                               ("ignored", .array(page.ignored.map(JSONValue.string)))]
+            if table == .customers { list.append(("matchedVia", matchedVia(page.rows))) }
+            lists.append(.object(list))
         }
         if options.json {
             print(JSONValue.object([("query", .string(filter.text)), ("lists", .array(lists))]).serialized())
@@ -46,12 +50,22 @@ enum SearchCommand {
         }
     }
 
+    /// Why each customer of `rows` was found, when it was through a related id: `{"cust-0012":
+    /// {"kind": "transaction", "value": "2000000123456789"}}` (kind: `SearchReason.Kind`'s name).
+    static func matchedVia(_ rows: [BrowseRow]) -> JSONValue {
+        .object(rows.compactMap { row -> (String, JSONValue)? in
+            guard case .customer(_, let c) = row, let via = c.matchedVia else { return nil }
+            return (c.customerId, .object([("kind", .string(via.kind.rawValue)), ("value", .string(via.value))]))
+        })
+    }
+
     /// One row, as a line.
     static func describe(_ row: BrowseRow) -> String {
         switch row {
         case .customer(_, let c):
             let contact = [c.displayName, c.email.map { "<\($0)>" }].compactMap { $0 }.joined(separator: " ")
-            return "customer \(c.customerId)" + (contact.isEmpty ? "" : "  \(contact)") + "  \(c.transactionCount)\(c.transactionCountCapped ? "+" : "") transaction\(c.transactionCount == 1 && !c.transactionCountCapped ? "" : "s")"
+            return "customer \(c.customerId)" + (contact.isEmpty ? "" : "  \(contact)") + (c.matchedVia.map { "  \($0.text)" } ?? "")
+                + "  \(c.transactionCount)\(c.transactionCountCapped ? "+" : "") transaction\(c.transactionCount == 1 && !c.transactionCountCapped ? "" : "s")"
         case .order(_, let o): return "order \(o.orderId)  \(o.customerId)  \(o.productId)  \(o.status)"
         case .transaction(_, let t):
             let r = t.record

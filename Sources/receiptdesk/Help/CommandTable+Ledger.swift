@@ -41,6 +41,7 @@ extension CommandTable {
         ], database: true, examples: ["receiptdesk search alice", "receiptdesk search env:sandbox status:conflict"],
                     notes: [
                       "TEXT matches any id or its start (in any case), a name or email fragment, and qualifiers env:, status:, verdict: and since:. Exit 1 when nothing matches, as grep does.",
+                      "A customer found through a related id, not their own id, name or email, says which, as the console does: via txn 2000000123456789 (also original txn, web order line, token, order, Apple order, app txn); --json: the customers list's matchedVia, by customer id, each {kind, value}.",
                     ]),
         CommandSpec(path: "grant", arguments: "(--customer ID | --customers FILE | --search QUERY) --entitlement E --reason TEXT", summary: "grant an entitlement by hand, audited; to many: a preview of who would get what, then one batch with --yes", options: [
             .value("--customer", "ID", "who gets it", example: "--customer alice"),
