@@ -126,45 +126,41 @@ enum ServeBench {
         }
         let writer = try ledger()
         for (customer, receipt) in setup { _ = try writer.importArtefact(receipt, customer: customer, source: "bench", operatorName: "bench") }
-        let tokens = scratch.folder.appendingPathComponent("tokens").path
-        let token = try ServeTokens.add(name: "bench", to: tokens)
-        let server = try LiveServer(writer: writer, reader: try ledger(), tokens: try ServeTokens.load(tokens),
-                                    configuration: HTTPService.HTTPServer.Configuration(limits: HTTPService.HTTPServer.Limits(maxConnections: 128)))
-        try server.start()
-        defer { server.stop(grace: .seconds(5)) }
-        LedgerBenchCases.say("serve: \(bodies.count) × \(path) from \(clients) clients", progress)
-        let latencies = Latencies()
-        let failure = FailureBox()
-        let (began, cpuBefore) = (ContinuousClock.now, LedgerImportBench.processCPUSeconds())
-        // One thread per client (concurrentPerform would run only as many at once as there are cores).
-        let finished = DispatchSemaphore(value: 0)
-        for client in 0..<clients {
-            Thread {
-                defer { finished.signal() }
-                do {
-                    let connection = try BenchHTTPClient(port: server.port)
-                    for index in stride(from: client, to: bodies.count, by: clients) {
-                        let sent = ContinuousClock.now
-                        let status = try connection.post(path, body: bodies[index], headers: "Authorization: Bearer \(token)\r\n")
-                        guard status == 200 else { throw BenchmarkError.ledger("serve: \(path) answered \(status)") }
-                        latencies.add(LedgerBenchCases.seconds(ContinuousClock.now - sent) * 1000)
+        return try BenchServer.serving(writer: writer, reader: try ledger(), scratch: scratch) { server, token in
+            LedgerBenchCases.say("serve: \(bodies.count) × \(path) from \(clients) clients", progress)
+            let latencies = Latencies()
+            let failure = FailureBox()
+            let (began, cpuBefore) = (ContinuousClock.now, LedgerImportBench.processCPUSeconds())
+            // One thread per client (concurrentPerform would run only as many at once as there are cores).
+            let finished = DispatchSemaphore(value: 0)
+            for client in 0..<clients {
+                Thread {
+                    defer { finished.signal() }
+                    do {
+                        let connection = try BenchHTTPClient(port: server.port)
+                        for index in stride(from: client, to: bodies.count, by: clients) {
+                            let sent = ContinuousClock.now
+                            let status = try connection.post(path, body: bodies[index], headers: "Authorization: Bearer \(token)\r\n")
+                            guard status == 200 else { throw BenchmarkError.ledger("serve: \(path) answered \(status)") }
+                            latencies.add(LedgerBenchCases.seconds(ContinuousClock.now - sent) * 1000)
+                        }
+                    } catch {
+                        failure.set(error)
                     }
-                } catch {
-                    failure.set(error)
-                }
-            }.start()
+                }.start()
+            }
+            for _ in 0..<clients { finished.wait() }
+            let elapsed = LedgerBenchCases.seconds(ContinuousClock.now - began)
+            let processCPU = LedgerImportBench.processCPUSeconds() - cpuBefore
+            if let error = failure.error { throw error }
+            let writerSeconds = server.metrics.writerSeconds
+            let sorted = latencies.all.sorted()
+            try LedgerBenchCases.expect(sorted.count == bodies.count, "serve: \(sorted.count) of \(bodies.count) answered")
+            let count = Double(bodies.count)
+            return Measured(rate: count / elapsed, p50: sorted[sorted.count / 2], p99: sorted[min(sorted.count - 1, sorted.count * 99 / 100)],
+                            writerBusyShare: writerSeconds.busy / elapsed, writerCPUMicroseconds: writerSeconds.cpu / count * 1e6,
+                            processCPUMicroseconds: processCPU / count * 1e6)
         }
-        for _ in 0..<clients { finished.wait() }
-        let elapsed = LedgerBenchCases.seconds(ContinuousClock.now - began)
-        let processCPU = LedgerImportBench.processCPUSeconds() - cpuBefore
-        if let error = failure.error { throw error }
-        let writerSeconds = server.metrics.writerSeconds
-        let sorted = latencies.all.sorted()
-        try LedgerBenchCases.expect(sorted.count == bodies.count, "serve: \(sorted.count) of \(bodies.count) answered")
-        let count = Double(bodies.count)
-        return Measured(rate: count / elapsed, p50: sorted[sorted.count / 2], p99: sorted[min(sorted.count - 1, sorted.count * 99 / 100)],
-                        writerBusyShare: writerSeconds.busy / elapsed, writerCPUMicroseconds: writerSeconds.cpu / count * 1e6,
-                        processCPUMicroseconds: processCPU / count * 1e6)
     }
 
     /// `import` of the purchases from one process in batches of 100 (importStream): transactions/s.

@@ -37,53 +37,48 @@ enum ServeMemoryRun {
         }, report: { _, outcome in if case .failure = outcome { failed += 1 } })
         try LedgerBenchCases.expect(failed == 0, "serve memory: \(failed) subscriptions failed to import")
 
-        let tokens = scratch.folder.appendingPathComponent("tokens").path
-        let token = try ServeTokens.add(name: "bench", to: tokens)
-        let server = try LiveServer(writer: writer, reader: try ledger(), tokens: try ServeTokens.load(tokens),
-                                    configuration: HTTPService.HTTPServer.Configuration(limits: HTTPService.HTTPServer.Limits(maxConnections: 128)))
-        try server.start()
-        defer { server.stop(grace: .seconds(5)) }
-
-        _ = ProcessStats.resetPeakMemory()  // the setup's garbage handed back; the peak from here on
-        var trace = MemoryTrace(beforeLoad: ProcessStats.residentMegabytes() ?? 0)
-        LedgerBenchCases.say(String(format: "serve memory: %.1f MB before the load; %d clients for %.0f s", trace.beforeLoad, clients, seconds), progress)
-        let began = ContinuousClock.now
-        let deadline = began + .milliseconds(Int64(seconds * 1000))
-        let finished = DispatchSemaphore(value: 0)
-        for client in 0..<clients {
-            Thread {
-                defer { finished.signal() }
-                load.drive(client: client, port: server.port, token: token, until: deadline)
-            }.start()
-        }
-        // A reading every 30 s of the load, and one at its end if that falls between two.
-        var next = sampleEvery
-        while true {
-            let elapsed = LedgerBenchCases.seconds(ContinuousClock.now - began)
-            let due = min(next, seconds)
-            if elapsed < due {
-                usleep(useconds_t(min(1.0, due - elapsed) * 1_000_000))
-                if load.failure != nil { break }
-                continue
+        try BenchServer.serving(writer: writer, reader: try ledger(), scratch: scratch) { server, token in
+            _ = ProcessStats.resetPeakMemory()  // the setup's garbage handed back; the peak from here on
+            var trace = MemoryTrace(beforeLoad: ProcessStats.residentMegabytes() ?? 0)
+            LedgerBenchCases.say(String(format: "serve memory: %.1f MB before the load; %d clients for %.0f s", trace.beforeLoad, clients, seconds), progress)
+            let began = ContinuousClock.now
+            let deadline = began + .milliseconds(Int64(seconds * 1000))
+            let finished = DispatchSemaphore(value: 0)
+            for client in 0..<clients {
+                Thread {
+                    defer { finished.signal() }
+                    load.drive(client: client, port: server.port, token: token, until: deadline)
+                }.start()
             }
-            let sample = MemoryTrace.Sample(second: due, megabytes: ProcessStats.residentMegabytes() ?? 0)
-            trace.samples.append(sample)
-            LedgerBenchCases.say(String(format: "serve memory: %.0f s: %.1f MB, %d requests answered", sample.second, sample.megabytes,
-                                        load.answered), progress)
-            if due >= seconds { break }
-            next += sampleEvery
+            // A reading every 30 s of the load, and one at its end if that falls between two.
+            var next = sampleEvery
+            while true {
+                let elapsed = LedgerBenchCases.seconds(ContinuousClock.now - began)
+                let due = min(next, seconds)
+                if elapsed < due {
+                    usleep(useconds_t(min(1.0, due - elapsed) * 1_000_000))
+                    if load.failure != nil { break }
+                    continue
+                }
+                let sample = MemoryTrace.Sample(second: due, megabytes: ProcessStats.residentMegabytes() ?? 0)
+                trace.samples.append(sample)
+                LedgerBenchCases.say(String(format: "serve memory: %.0f s: %.1f MB, %d requests answered", sample.second, sample.megabytes,
+                                            load.answered), progress)
+                if due >= seconds { break }
+                next += sampleEvery
+            }
+            for _ in 0..<clients { finished.wait() }
+            if let failure = load.failure { throw failure }
+            trace.peak = ProcessStats.peakMegabytes()
+            let elapsed = LedgerBenchCases.seconds(ContinuousClock.now - began)
+            report.figures += trace.figures
+            report.figures.append(LedgerFigure(name: "serve requests/s under the memory run's load", value: Double(load.answered) / elapsed, aim: .none))
+            let verdict = trace.meetsAim ? "✓" : "✗"
+            report.notes.append("serve memory: \(clients) clients, a purchase then a renewal each in turn, every artefact new, "
+                                + String(format: "%.0f s on SQLite, %d requests answered, RSS every %.0f s; ", elapsed, load.answered, sampleEvery)
+                                + String(format: "aim: every reading and the peak < %.0f MB, the last minute's highest less than %.0f MB ", MemoryTrace.ceiling, MemoryTrace.allowedGrowth)
+                                + "above the first minute's (flat; said from a run of 120 s or more) \(verdict)")
         }
-        for _ in 0..<clients { finished.wait() }
-        if let failure = load.failure { throw failure }
-        trace.peak = ProcessStats.peakMegabytes()
-        let elapsed = LedgerBenchCases.seconds(ContinuousClock.now - began)
-        report.figures += trace.figures
-        report.figures.append(LedgerFigure(name: "serve requests/s under the memory run's load", value: Double(load.answered) / elapsed, aim: .none))
-        let verdict = trace.meetsAim ? "✓" : "✗"
-        report.notes.append("serve memory: \(clients) clients, a purchase then a renewal each in turn, every artefact new, "
-                            + String(format: "%.0f s on SQLite, %d requests answered, RSS every %.0f s; ", elapsed, load.answered, sampleEvery)
-                            + String(format: "aim: every reading and the peak < %.0f MB, the last minute's highest less than %.0f MB ", MemoryTrace.ceiling, MemoryTrace.allowedGrowth)
-                            + "above the first minute's (flat; said from a run of 120 s or more) \(verdict)")
     }
 
     /// The clients' work: artefacts signed as they go, each answer checked 200, the first
