@@ -42,6 +42,13 @@ struct AppleActionTests {
         return try FakeServerAPI.statuses(fixture, status: 1, transaction: transaction, renewal: renewal)
     }
 
+    /// alice's subscription paid again until June 2nd: Apple refuses to extend one in its grace
+    /// period once its expiry has passed, as the fixture's is.
+    static func renewed(_ fixture: ConsoleFixture) throws {
+        let (transaction, renewal) = fixture.activeState(expires: "2025-06-02T00:00:00Z")
+        _ = try fixture.notify("DID_RENEW", uuid: "n-paid-again", signed: "2025-06-01T11:00:00Z", status: 1, transaction: transaction, renewal: renewal)
+    }
+
     @Test func extendPreviewsThePlanRunsOffTheScreenAndShowsTheNewState() async throws {
         let (fixture, controller, screen, apple) = try Self.console({ request, fixture in
             if request.method == "PUT", request.url.path.hasPrefix("/inApps/v1/subscriptions/extend/") {
@@ -50,6 +57,7 @@ struct AppleActionTests {
             }
             return try Self.statuses(fixture, expires: "2025-06-11T00:00:00Z")
         }, gated: true)
+        try Self.renewed(fixture)
         controller.press(.character("E"), .tab, on: screen)
         controller.typeText("10", on: screen)
         controller.press(.tab, .tab, on: screen)
@@ -59,7 +67,7 @@ struct AppleActionTests {
         #expect(confirmation.title == "Extend at Apple: preview")
         let preview = confirmation.lines.map { $0.map(\.text).joined() }
         #expect(preview.first == "Extend com.example.pro.monthly of alice (original 1000000359369424, production) by 10 days", "the plan's lines")
-        #expect(preview.contains("  expires 2025-06-01 → about 2025-06-11 (Apple answers the exact date)"))
+        #expect(preview.contains("  expires 2025-06-02 → about 2025-06-12 (Apple answers the exact date)"), "\(preview)")
         #expect(screen.text.contains("Apple's reason code 1: customer satisfaction"))
         #expect(screen.text.contains("extensions in the last 365 days: 0 of 2"))
         #expect(apple.paths.isEmpty, "nothing asked before y")
@@ -86,6 +94,7 @@ struct AppleActionTests {
         let (fixture, controller, screen, _) = try Self.console({ _, _ in
             FakeServerAPI.appleError(4_030_004, "Subscription extensions are not allowed for this subscription.", status: 403)
         })
+        try Self.renewed(fixture)
         controller.press(.character("E"), .tab, on: screen)
         controller.typeText("5", on: screen)
         controller.press(.tab, .tab, on: screen)

@@ -3,8 +3,9 @@ import Testing
 
 /// `receiptdesk subscription extend --customers FILE | --search QUERY …`: goodwill at Apple for
 /// many, end to end over a demo whose Apple is the simulator (real HTTP on loopback): a preview
-/// that asks nothing, then `--yes` with who got what (extended, refused by Apple, skipped and
-/// why), a second run that asks nothing, and two processes running it at the same moment.
+/// that asks nothing, then `--yes` with who got what (extended, skipped and why: a grace period
+/// Apple would refuse), another goodwill Apple refuses (65), a second run that asks nothing, and
+/// two processes running it at the same moment.
 @Suite("subscription extend for many: goodwill at Apple", .serialized)
 struct ExtendBatchCommandTests {
     typealias Demo = AppleCommandsTests.Demo
@@ -32,39 +33,51 @@ struct ExtendBatchCommandTests {
     @Test func aListIsPreviewedThenExtendedWithWhoGotWhat() throws {
         let demo = try Demo()
         let list = demo.folder.appendingPathComponent("outage.txt")
-        try Data("# outage of 3 June\ncust-state-active\ncust-state-grace-period\ncust-state-expired-voluntary\ncust-state-family-member\nnobody\n".utf8).write(to: list)
+        try Data("# outage of 3 June\ncust-state-active\ncust-state-grace-period\ncust-state-renewal-extended\ncust-state-expired-voluntary\ncust-state-family-member\nnobody\n".utf8).write(to: list)
         let arguments = ["subscription", "extend", "--customers", list.path, "--days", "3", "--reason-code", "outage", "--reason", "outage 3 June"] + demo.common
         let before = try Self.extensionsAtApple(demo)
         let preview = try CLIRunner.run(arguments)
         #expect(preview.status == 0, "\(preview.stderr)")
-        #expect(preview.stdout.hasPrefix("preview: would extend 2 of 3 subscriptions of 5 customers from \(list.path) by 3 days at Apple (goodwill-"), "\(preview.stdout)")
+        #expect(preview.stdout.hasPrefix("preview: would extend 2 of 4 subscriptions of 6 customers from \(list.path) by 3 days at Apple (goodwill-"), "\(preview.stdout)")
         #expect(preview.stdout.contains("  + cust-state-active  2000") && preview.stdout.contains("expires ") && preview.stdout.contains(" → about "), "\(preview.stdout)")
         #expect(preview.stdout.contains("  - cust-state-expired-voluntary  2000") && preview.stdout.contains("Apple extends only active subscriptions"), "\(preview.stdout)")
+        // Apple refuses an extension in a grace period whose expiry has passed: skipped, with the signed state it was decided from.
+        let grace = preview.stdout.split(separator: "\n").first { $0.hasPrefix("  - cust-state-grace-period  2000") }.map(String.init) ?? ""
+        #expect(grace.contains("(com.example.game.pro.monthly)  skipped: in billing grace period since ")
+                && grace.contains(" (Apple refuses extensions after expiry): Apple's status 4 and expiry in notification "), "\(preview.stdout)")
         #expect(preview.stdout.contains("  - cust-state-family-member  skipped: no auto-renewable subscription in the ledger")
                 && preview.stdout.contains("  - nobody  skipped: not in the ledger")
                 && preview.stdout.hasSuffix("run it again with --yes to extend (Apple emails each customer their new renewal date; an extension cannot be undone)\n"),
                 "\(preview.stdout)")
         #expect(try Self.extensionsAtApple(demo) == before, "the preview asked Apple nothing")
 
-        // The ledger lets a subscription in its grace period be extended; the simulator, as Apple's
-        // rules for this endpoint say, extends active ones only: a refusal, exit 65.
         let done = try CLIRunner.run(arguments + ["--yes", "--json"])
-        #expect(done.status == 65, "\(done.stderr)")
+        #expect(done.status == 0, "\(done.stdout)\(done.stderr)")
         let lines = try Self.lines(done)
-        #expect(Self.outcome(lines, "cust-state-active") == "extended" && Self.outcome(lines, "cust-state-grace-period") == "refused"
+        #expect(Self.outcome(lines, "cust-state-active") == "extended" && Self.outcome(lines, "cust-state-renewal-extended") == "extended"
+                && Self.outcome(lines, "cust-state-grace-period") == "skipped"
                 && Self.outcome(lines, "cust-state-expired-voluntary") == "skipped" && Self.outcome(lines, "nobody") == "skipped", "\(lines)")
-        #expect((lines.first { $0["outcome"] as? String == "refused" }?["why"] as? String)?.contains("4030004 subscriptionExtensionIneligible") == true, "\(lines)")
         let active = try #require(lines.first { $0["customerId"] as? String == "cust-state-active" }?["originalTransactionId"] as? String)
+        let twice = try #require(lines.first { $0["customerId"] as? String == "cust-state-renewal-extended" }?["originalTransactionId"] as? String)
         let after = try Self.extensionsAtApple(demo)
-        #expect(after[active] == (before[active] ?? 0) + 1, "\(after)")
+        #expect(after[active] == (before[active] ?? 0) + 1 && after[twice] == 2, "\(after)")
         #expect(try AppleActionCommandsTests.audit(demo, "apple-extend-batch").contains("goodwill-"))
 
-        // Again, as text: already extended, nothing asked of Apple.
+        // Another goodwill: the ledger knows one extension of cust-state-renewal-extended, Apple two
+        // (the demo's own and this one): Apple refuses, 65, with its error.
+        let other = try CLIRunner.run(["subscription", "extend", "--search", "cust-state-renewal-extended", "--days", "2", "--reason-code", "other",
+                                       "--reason", "sorry again", "--yes", "--json"] + demo.common)
+        #expect(other.status == 65, "\(other.stdout)\(other.stderr)")
+        let refused = try Self.lines(other)
+        #expect(Self.outcome(refused, "cust-state-renewal-extended") == "refused"
+                && (refused.first?["why"] as? String)?.contains("4030005 subscriptionMaxExtension") == true, "\(refused)")
+        let afterOther = try Self.extensionsAtApple(demo)
+
+        // The first goodwill again, as text: already extended, nothing asked of Apple.
         let again = try CLIRunner.run(arguments + ["--yes"])
-        #expect(again.status == 65 && again.stdout.contains(": extended 0 of 3 subscriptions")
-                && again.stdout.contains("  = cust-state-active  \(active) (com.example.game.pro.monthly)  already extended by this goodwill to ")
-                && again.stdout.contains("refused by Apple: 4030004 subscriptionExtensionIneligible (when this goodwill asked on "), "\(again.stdout)")
-        #expect(try Self.extensionsAtApple(demo) == after, "a second run asked Apple nothing")
+        #expect(again.status == 0 && again.stdout.contains(": extended 0 of 4 subscriptions")
+                && again.stdout.contains("  = cust-state-active  \(active) (com.example.game.pro.monthly)  already extended by this goodwill to "), "\(again.stdout)")
+        #expect(try Self.extensionsAtApple(demo) == afterOther, "a second run asked Apple nothing")
         #expect(try CLIRunner.run(["audit", "--verify"] + demo.common).status == 0)
     }
 

@@ -53,6 +53,13 @@ public struct RenewalExtensionBatch: Sendable {
     /// Whether Apple was asked (false: a preview).
     public let applied: Bool
 
+    /// Apple's reason code in words ("service issue or outage").
+    public var reasonCodeWords: String { reasonCode.words }
+    /// The customers the goodwill names, each once.
+    public var customerCount: Int { Set(lines.map(\.customerId)).count }
+    /// The subscriptions it found (lines of a customer with none left aside).
+    public var subscriptionCount: Int { lines.filter { $0.originalTransactionId != nil }.count }
+
     /// How many lines' outcomes `matches` accepts.
     public func count(_ matches: (Outcome) -> Bool) -> Int { lines.filter { matches($0.outcome) }.count }
     public var toExtend: Int { count { if case .willExtend = $0 { return true } else { return false } } }
@@ -157,8 +164,18 @@ extension PurchaseLedger {
             }
             return (.willExtend(expires: plan.currentExpiry, retry: plan.isRetry), asked)
         } catch let error as StoreError where [.invalidRequest, .invalidInput, .notFound].contains(error.code) {
-            return (.skipped(error.reason), asked)
+            return (.skipped(Self.withoutSubject(error.reason, original)), asked)
         }
+    }
+
+    /// A refusal of the single extension as a goodwill line says it (the line names the
+    /// subscription already): "subscription 2000… is in billing grace period since …" → "in
+    /// billing grace period since …".
+    static func withoutSubject(_ reason: String, _ original: String) -> String {
+        let subject = "subscription \(original) "
+        guard reason.hasPrefix(subject) else { return reason }
+        let rest = reason.dropFirst(subject.count)
+        return String(rest.hasPrefix("is ") ? rest.dropFirst(3) : rest)
     }
 
     /// Decides one subscription of a goodwill again under its customer's lock and, when it is

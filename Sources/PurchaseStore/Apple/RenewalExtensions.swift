@@ -72,11 +72,8 @@ extension PurchaseLedger {
             SELECT MAX(expires_date) AS expiry FROM transactions WHERE original_transaction_id = ? OR transaction_id = ?
             """, [.text(originalId), .text(originalId)])?.date("expiry")
         let current = [state?.expiresDate, expiry].compactMap { $0 }.max()
-        if let status = state?.status, status != 1, status != 4 {
-            throw StoreError(.invalidRequest, "subscription \(originalId) is \(state?.statusName ?? "not active") (Apple, \(state?.source ?? "")): Apple extends only active subscriptions")
-        }
-        if state == nil, let current, current <= now {
-            throw StoreError(.invalidRequest, "subscription \(originalId) expired \(StoreDates.format(current)): Apple extends only active subscriptions")
+        if let refusal = ExtensionEligibility.refusal(originalId, state: state, ledgerExpiry: expiry, now: now) {
+            throw StoreError(.invalidRequest, refusal)
         }
         let recent = try database.query("""
             SELECT requested_at, outcome, request_identifier, days FROM renewal_extensions

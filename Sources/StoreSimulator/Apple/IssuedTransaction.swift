@@ -55,6 +55,8 @@ public struct IssuedTransaction: Codable, Sendable, Equatable {
     public var offerType: Int64?
     /// The offer's identifier.
     public var offerIdentifier: String?
+    /// How the offer discounts this transaction's period: "FREE_TRIAL", "PAY_AS_YOU_GO", "PAY_UP_FRONT", "ONE_TIME".
+    public var offerDiscountType: String?
     /// "PURCHASED", or "FAMILY_SHARED" for a family member's access; nil: purchased.
     public var inAppOwnershipType: String?
     /// The customer upgraded from this subscription to another of its group (`isUpgraded`); the
@@ -156,6 +158,7 @@ public struct IssuedTransaction: Codable, Sendable, Equatable {
         payload.currency = currency
         payload.offerType = offerType
         payload.offerIdentifier = offerIdentifier
+        payload.offerDiscountType = offerDiscountType
         if let inAppOwnershipType { payload.inAppOwnershipType = inAppOwnershipType }
         payload.appTransactionId = SimulatorRecords.appTransactionId(bundleId: bundleId, account: account, environment: environment)
         return payload

@@ -1,8 +1,10 @@
 import Foundation
 
 /// Apple's rules for extending a subscription's renewal date, applied to the records: only an
-/// active auto-renewable subscription (not expired, revoked or in billing retry) can be extended,
-/// at most twice and by at most 180 days in all within the 365 days before the request.
+/// active auto-renewable subscription can be extended, at most twice and by at most 180 days in
+/// all within the 365 days before the request. Refused with 4030004 as Apple's
+/// `SubscriptionExtensionIneligibleError` lists them: in a free offer period, in billing retry,
+/// in a billing grace period whose expiration date has passed, expired (and revoked).
 extension SimulatorRecords {
     /// Extensions of one subscription within a year: at most this many…
     static let maxExtensionsPerYear = 2
@@ -21,7 +23,7 @@ extension SimulatorRecords {
               transactions[original] != nil else {
             throw ServerAPIError.originalTransactionIdNotFound
         }
-        guard latest.productType == .autoRenewable, subscriptionStatus(original: original, at: now) == 1 else {
+        guard latest.productType == .autoRenewable, extensionEligible(latest, now: now) else {
             throw ServerAPIError.subscriptionExtensionIneligible
         }
         let yearAgo = now.addingTimeInterval(-365 * 86_400)
@@ -31,6 +33,22 @@ extension SimulatorRecords {
             throw ServerAPIError.subscriptionMaxExtension
         }
         return latest
+    }
+
+    /// Whether Apple's rule lets `latest`'s subscription be extended at `now` (the yearly limits aside).
+    func extensionEligible(_ latest: IssuedTransaction, now: Date) -> Bool {
+        switch subscriptionStatus(original: latest.originalTransactionId, at: now) {
+        case 1:
+            // A free offer period (a free trial, or a free promotional, offer code or win-back period) is not extended.
+            let inFreePeriod = latest.offerDiscountType == "FREE_TRIAL" && (latest.expiresDate.map { $0 > now } ?? true)
+            return !inFreePeriod
+        case 4:
+            // In a billing grace period: only while the expiration date has not passed (it always
+            // has here: grace begins when a renewal fails at expiry).
+            return latest.expiresDate.map { $0 > now } ?? false
+        default:
+            return false  // 2 expired, 3 billing retry, 5 revoked
+        }
     }
 
     /// Extends `original` by `days` at `now` (its newest transaction's expiry, hence the renewal

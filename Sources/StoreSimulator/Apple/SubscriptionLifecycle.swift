@@ -217,9 +217,11 @@ extension SimulatorState {
 
     /// The customer redeemed an offer (`offerType` 1 introductory, 2 promotional, 3 offer code,
     /// 4 win-back) for the current product: the newest transaction and the renewal info carry
-    /// it. `OFFER_REDEEMED`.
+    /// it, with how it discounts (`offerDiscountType`, "FREE_TRIAL": the current period is free).
+    /// `OFFER_REDEEMED`.
     @discardableResult
-    public func redeemOffer(originalTransactionId: String, offerType: Int64, offerIdentifier: String?, date: Date) throws -> MintedNotification {
+    public func redeemOffer(originalTransactionId: String, offerType: Int64, offerIdentifier: String?, offerDiscountType: String? = nil,
+                            date: Date) throws -> MintedNotification {
         guard (1...4).contains(offerType) else {
             throw SimulatorError(.invalidRequest, "redeemOffer: offer type \(offerType) is not 1 (introductory), 2 (promotional), 3 (offer code) or 4 (win-back)")
         }
@@ -228,9 +230,11 @@ extension SimulatorState {
             var renewal = records.renewal(of: latest)
             renewal.offerType = offerType
             renewal.offerIdentifier = offerIdentifier
+            if let offerDiscountType { renewal.offerDiscountType = offerDiscountType }
             records.subscriptions[originalTransactionId] = renewal
             latest.offerType = offerType
             latest.offerIdentifier = offerIdentifier
+            latest.offerDiscountType = offerDiscountType
             records.transactions[latest.transactionId] = latest
             return latest
         }

@@ -39,6 +39,8 @@ public struct TransactionPayload: Sendable {
     /// 1 introductory, 2 promotional, 3 offer code, 4 win-back.
     public var offerType: Int64?
     public var offerIdentifier: String?
+    /// "FREE_TRIAL", "PAY_AS_YOU_GO", "PAY_UP_FRONT", "ONE_TIME".
+    public var offerDiscountType: String?
     /// "Sandbox", "Production", "Xcode", "LocalTesting".
     public var environment: String = "Sandbox"
     /// "PURCHASE" or "RENEWAL".
@@ -98,6 +100,7 @@ public struct TransactionPayload: Sendable {
         m.add("isUpgraded", isUpgraded)
         m.add("offerType", offerType)
         m.add("offerIdentifier", offerIdentifier)
+        m.add("offerDiscountType", offerDiscountType)
         m.add("environment", environment)
         m.add("transactionReason", transactionReason)
         m.add("storefront", storefront)
