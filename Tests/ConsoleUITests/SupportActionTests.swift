@@ -49,7 +49,7 @@ struct SupportActionTests {
         #expect(controller.state.message?.text.hasPrefix("grant-batch: filter the customers first") == true, "no filter: no batch")
         controller.press(.character("/"), on: screen)
         controller.typeText("env:production", on: screen)
-        controller.press(.enter, .character("B"), .right, .tab, .tab, on: screen)
+        controller.press(.enter, .character("B"), .tab, .right, .tab, .tab, .tab, .tab, on: screen)  // grant here; pro; to Reason
         controller.typeText("outage 3 June", on: screen)
         controller.press(.enter, on: screen)
         guard case .confirm(let confirmation) = controller.state.mode,
@@ -89,7 +89,9 @@ struct SupportActionTests {
         }),
         ("grant-batch-preview", { c, _ in
             c.handle(.character("/")); c.type("env:production"); c.handle(.enter)
-            c.handle(.character("B")); c.handle(.right); c.handle(.tab); c.type("P30D"); c.handle(.tab); c.type("outage 3 June"); c.handle(.enter)
+            c.handle(.character("B")); c.handle(.tab); c.handle(.right); c.handle(.tab); c.type("P30D")
+            for _ in 0..<3 { c.handle(.tab) }
+            c.type("outage 3 June"); c.handle(.enter)
         }),
     ]
 

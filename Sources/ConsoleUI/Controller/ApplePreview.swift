@@ -61,6 +61,8 @@ enum ApplePreview {
             return (Confirmation(change: change, title: "Sign an offer: preview",
                                  lines: styled(plan.lines) + tail(reason, writes: "one audit entry \"apple-offer-signature\": what was offered, to whom, why, and the token's SHA-256 (never the token)")),
                     .offer(plan))
+        case .extendBatch:
+            return try GoodwillAtApple.prepare(request, ledger: ledger, now: now)
         case .refresh, .history:
             return (Confirmation(change: change, title: request.name, lines: []), .none)
         }

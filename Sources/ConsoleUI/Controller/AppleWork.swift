@@ -19,6 +19,8 @@ enum ApplePlan: Sendable {
     case mass(MassExtensionPlan)
     case consumption(ConsumptionDraft)
     case offer(OfferSignaturePlan)
+    /// Goodwill at Apple for many: the preview's lines, each extended as shown.
+    case batch(RenewalExtensionBatch)
 }
 
 /// One request run at Apple through `AppleActions` (which records and audits it in the ledger),
@@ -137,6 +139,8 @@ struct AppleJob: Sendable {
             pager.shownOnce = true
             return done("offer \(signature.offerIdentifier) of \(signature.productId) signed for \(customer): shown once in the pager (y copies it; it is not kept)",
                         pager: pager)
+        case .extendBatch:
+            return try await GoodwillAtApple.run(self)
         case .testNotification(let environment):
             let token = try await actions.requestTestNotification(environment: environment, operatorName: operatorName)
             progress("test notification \(token): asked, reading its delivery status…")

@@ -121,8 +121,8 @@ enum ChangePreview {
             return Confirmation(change: change, title: "Resolve: confirm", lines: lines)
         case .erase(let customer, let reason):
             return try SupportPreview.erase(customer, reason: reason, ledger: ledger, operatorName: operatorName)
-        case .grantBatch(let query, _, let entitlement, let end, let reason):
-            return try SupportPreview.grantBatch(query: query, entitlement: entitlement, end: end, reason: reason, ledger: ledger, now: now)
+        case .grantBatch(let query, let tagged, let entitlement, let end, let reason):
+            return try SupportPreview.grantBatch(query: query, tagged: tagged, entitlement: entitlement, end: end, reason: reason, ledger: ledger, now: now)
         case .note(let customer, let text):
             guard try ledger.customerExists(customer) else { throw ConsoleFailure("no customer \(customer)") }
             let lines: [StyledLine] = [

@@ -16,19 +16,22 @@ enum SupportPreview {
         return Confirmation(change: .erase(customer: customer, reason: reason), title: "Erase: confirm", lines: lines)
     }
 
-    static func grantBatch(query: String, entitlement: String, end: GrantEnd, reason: String, ledger: PurchaseLedger, now: Date) throws -> Confirmation {
+    /// `tagged`: the tagged customers when rows were tagged (else the filter's are looked up).
+    static func grantBatch(query: String, tagged: [String]?, entitlement: String, end: GrantEnd, reason: String, ledger: PurchaseLedger,
+                           now: Date) throws -> Confirmation {
         let until: Date?
         switch end {
         case .forever: until = nil
         case .date(let date): until = date
         case .duration(let duration): until = duration.adding(to: now)
         }
-        let customers = try GrantBatch.customers(matching: try BrowseFilter(parsing: query), in: ledger.database)
+        let customers = try tagged ?? GrantBatch.customers(matching: try BrowseFilter(parsing: query), in: ledger.database)
+        let found = tagged == nil ? "customers found by \(query)" : "tagged customers"
         let plan = try ledger.planGrantBatch(customers: customers, entitlement: entitlement, until: until, reason: reason)
         let endText = plan.until.map { "until \(ConsoleFormat.dateTime($0)) UTC" } ?? "forever (no end)"
         var lines: [StyledLine] = [
             [Span("Grant ", .bold), Span(entitlement, CellStyle(.accent, bold: true)),
-             Span(" \(endText) to \(plan.granted.count) of \(plan.lines.count) customers found by \(query)", .bold)],
+             Span(" \(endText) to \(plan.granted.count) of \(plan.lines.count) \(found)", .bold)],
         ]
         for line in plan.lines.prefix(12) {
             switch line.outcome {

@@ -75,7 +75,7 @@ enum Command: String, CaseIterable, Sendable {
         case .massExtend: return "extend every subscriber of a product at Apple (preview, then progress)"
         case .notifications: return "fetch Apple's notification history for a period, or request a test notification"
         case .erase: return "erase the customer's personal data on request (preview: what goes, what stays; reason)"
-        case .grantBatch: return "goodwill for many: grant to every customer the filter finds (preview, one audited batch)"
+        case .grantBatch: return "goodwill for many (the tagged rows, else every customer the filter finds): grant here, or extend at Apple; one preview"
         case .report: return "the team report: this week and this month, sparklines per day (pager)"
         case .note: return "add a note on the customer (shown to the whole team, in the case file; audited)"
         case .offer: return "sign a promotional or win-back offer for one of the customer's subscriptions (preview; shown once, not kept)"

@@ -63,7 +63,7 @@ enum ModeKeys {
         ModeBinding(mode: .form, action: .previousField, keys: [.backTab, .up], summary: "previous field", hint: nil),
         ModeBinding(mode: .form, action: .choosePrevious, keys: [.left, .character("h")], summary: "choose the previous option (a choice field)", hint: "choose",
                     pair: .chooseNext),
-        ModeBinding(mode: .form, action: .chooseNext, keys: [.right, .character("l"), .character(" ")], summary: "choose the next option (a choice field)", hint: nil),
+        ModeBinding(mode: .form, action: .chooseNext, keys: [.right, .character("l"), .character(" ")], summary: "choose the next option (a choice field; goodwill B: grant here or extend at Apple)", hint: nil),
         ModeBinding(mode: .form, action: .submit, keys: [.enter], summary: "next field; on the last one, show what will change", hint: "next / preview"),
         ModeBinding(mode: .form, action: .cancel, keys: [.escape], summary: "cancel: nothing changes (asks first after a long paste)", hint: "cancel"),
         ModeBinding(mode: .preview, action: .apply, keys: [.character("y"), .character("Y")], summary: "apply it (a second time where it asks again)", hint: "apply"),

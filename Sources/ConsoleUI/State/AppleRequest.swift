@@ -21,6 +21,9 @@ enum AppleRequest: Equatable, Sendable {
     /// A promotional or win-back offer signed for the customer (no request to Apple: signed with
     /// the Server API key), shown once in the pager and never kept.
     case offer(customer: String, productId: String, offerId: String, transactionId: String?, reason: String)
+    /// Goodwill at Apple for many: every subscription of the `customers` (the tagged ones), or
+    /// when none are given of every customer the filter `query` finds, extended by `days`.
+    case extendBatch(query: String, customers: [String], days: Int, reasonCode: Int, reason: String)
 
     /// The action's name, for messages ("extend", "refund #3").
     var name: String {
@@ -35,6 +38,7 @@ enum AppleRequest: Equatable, Sendable {
         case .fetchNotifications: return "notification history"
         case .testNotification: return "test notification"
         case .offer: return "offer"
+        case .extendBatch: return "goodwill at Apple"
         }
     }
 
@@ -51,6 +55,8 @@ enum AppleRequest: Equatable, Sendable {
         case .fetchNotifications: return "fetching notifications"
         case .testNotification: return "test notification"
         case .offer(let customer, _, let offer, _, _): return "signing offer \(offer) for \(customer)"
+        case .extendBatch(let query, let customers, let days, _, _):
+            return "extending by \(days)d at Apple for " + (customers.isEmpty ? query : "\(customers.count) tagged customers")
         }
     }
 }

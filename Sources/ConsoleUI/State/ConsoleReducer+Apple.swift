@@ -91,6 +91,7 @@ extension ConsoleReducer {
         case .appleFinished(let outcome):
             state.appleJob = nil
             state.message = outcome.message
+            if case .extendBatch(_, let tagged, _, _, _) = outcome.request, !tagged.isEmpty { state.tags = [:] }  // what was tagged was acted on
             if let pager = outcome.pager {
                 // A value shown once (an offer signature) cannot wait for another time: it replaces
                 // whatever is open. Anything else is shown only over the browsing screen.

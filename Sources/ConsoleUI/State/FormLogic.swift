@@ -83,18 +83,7 @@ enum FormLogic {
                 FormField(label: "Reason", kind: .text(TextField()), hint: "required: the customer's request and its ticket (it goes in the audit log)"),
             ]))
         case .grantBatch:
-            guard !state.filter.isEmpty else {
-                state.message = StatusMessage(text: "grant-batch: filter the customers first (/): the batch goes to every customer the filter finds", kind: .error)
-                return []
-            }
-            let entitlement: FormField.Kind = state.catalogueEntitlements.isEmpty
-                ? .text(TextField()) : .choice(state.catalogueEntitlements, 0)
-            state.mode = .form(FormState(kind: .grantBatch(query: state.filter.text), fields: [
-                FormField(label: "Entitlement", kind: entitlement,
-                          hint: state.catalogueEntitlements.isEmpty ? "the catalogue is empty: type a name" : "← → choose from the catalogue"),
-                FormField(label: "Until", kind: .text(TextField()), hint: untilHint),
-                FormField(label: "Reason", kind: .text(TextField()), hint: reasonHint),
-            ]))
+            return GoodwillForm.open(&state)
         case .note:
             guard needCustomer(), let customer else { return [] }
             state.mode = .form(FormState(kind: .note(customer: customer), fields: [
@@ -255,13 +244,8 @@ enum FormLogic {
                                             createCustomer: form.choiceIndex("New customer") == 1))
         case .erase(let customer):
             return .success(.erase(customer: customer, reason: reason))
-        case .grantBatch(let query):
-            let entitlement = form.value("Entitlement")
-            guard !entitlement.isEmpty else { return .failure(ConsoleFailure("choose an entitlement")) }
-            switch parseEnd(form.value("Until"), now: now) {
-            case .success(let end): return .success(.grantBatch(query: query, customers: nil, entitlement: entitlement, end: end, reason: reason))
-            case .failure(let failure): return .failure(failure)
-            }
+        case .grantBatch(let query, let tagged):
+            return GoodwillForm.submit(form, query: query, tagged: tagged, reason: reason, now: now)
         case .note(let customer):
             let text = form.value("Note")
             guard !text.isEmpty else { return .failure(ConsoleFailure("the note is empty: say what happened; nothing changed")) }

@@ -88,8 +88,9 @@ enum FormKind: Equatable, Sendable {
     case offer(customer: String, choices: [OfferChoice])
     case note(customer: String)
     case erase(customer: String)
-    /// Grant to every customer the filter `query` finds.
-    case grantBatch(query: String)
+    /// Goodwill (a grant here, or an extension at Apple) for the `tagged` customers, or when
+    /// none are tagged for every customer the filter `query` finds (`GoodwillForm`).
+    case grantBatch(query: String, tagged: [String])
 
     var title: String {
         switch self {
@@ -109,7 +110,8 @@ enum FormKind: Equatable, Sendable {
         case .offer(let c, _): return "Sign a promotional or win-back offer for \(c)"
         case .note(let c): return "Add a note on \(c) for the team"
         case .erase(let c): return "Erase the personal data of \(c)"
-        case .grantBatch(let q): return "Grant to every customer found by \(q)"
+        case .grantBatch(let q, let tagged):
+            return tagged.isEmpty ? "Goodwill for every customer found by \(q)" : "Goodwill for the \(tagged.count) tagged customers"
         }
     }
 }

@@ -53,6 +53,14 @@ extension PurchaseLedger {
         return try planRenewalExtension(original: original, days: days, reasonCode: code)
     }
 
+    /// `planRenewalExtensionBatch` with Apple's reason code as its number (0–3).
+    public func planRenewalExtensionBatch(customers: [String], days: Int, reasonCodeNumber: Int, reason: String) throws -> RenewalExtensionBatch {
+        guard let code = ExtendReasonCode(rawValue: reasonCodeNumber) else {
+            throw StoreError(.invalidInput, "Apple's extension reason code is 0–3; \(reasonCodeNumber) is not")
+        }
+        return try planRenewalExtensionBatch(customers: customers, days: days, reasonCode: code, reason: reason)
+    }
+
     /// `planMassExtension` with Apple's reason code as its number (0–3).
     public func planMassExtension(productId: String, days: Int, reasonCodeNumber: Int, storefronts: [String],
                                   environment: Environment) throws -> MassExtensionPlan {
