@@ -185,7 +185,7 @@ public final class ConsoleController {
             let result: Result<BrowsePage, ConsoleFailure>
             do {
                 result = .success(try ledgerLock.run { try Browser($0.database).page(table, filter: filter, cursor: request.cursor, limit: request.limit,
-                                                                                    reversed: reversed) })
+                                                                                    sort: reversed ? BrowseSort(.id, descending: !table.newestFirst) : nil) })
             } catch {
                 result = .failure(ConsoleFailure(error))
             }

@@ -67,7 +67,7 @@ struct BrowseQuery: Sendable {
     /// The columns a row of this list needs (never a receipt's raw bytes or decoded JSON).
     var columns: String {
         switch table {
-        case .customers: return "customer_id, is_tester, display_name, email"
+        case .customers: return "customer_id, is_tester, display_name, email, created_at"
         case .receipts:
             return "receipt_id, sha256, format, environment, verdict, verdict_reason, source, customer_id, imported_at, imported_by, apple_environment, last_verified_at"
         case .audit: return "seq, at, operator, action, target, details, prev_hash, hash, db_user"

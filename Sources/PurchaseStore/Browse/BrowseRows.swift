@@ -26,6 +26,8 @@ public struct CustomerListRow: Sendable, Equatable {
     public let activeEntitlements: [String]
     /// The environments of their transactions and receipts (stored names), sorted.
     public let environments: [String]
+    /// When the customer was first recorded.
+    public var createdAt: Date?
     /// Whether Apple reported another environment than a receipt of theirs states.
     public let environmentMismatch: Bool
     /// Open conflicts they are part of.
@@ -38,8 +40,9 @@ public struct CustomerListRow: Sendable, Equatable {
     public var matchedVia: SearchReason?
 
     public init(customerId: String, isTester: Bool, transactionCount: Int, transactionCountCapped: Bool, activeEntitlements: [String],
-                environments: [String], environmentMismatch: Bool, openConflicts: Int, displayName: String? = nil, email: String? = nil) {
+                environments: [String], environmentMismatch: Bool, openConflicts: Int, displayName: String? = nil, email: String? = nil, createdAt: Date? = nil) {
         self.displayName = displayName
+        self.createdAt = createdAt
         self.email = email
         self.customerId = customerId
         self.isTester = isTester
@@ -131,12 +134,19 @@ public struct BrowsePage: Sendable, Equatable {
     public let scannedThrough: BrowseKey?
     /// Filter words this list does not apply (`verdict:` on the orders list), for the console to say so.
     public let ignored: [String]
+    /// The order the rows are in (nil: the list's own, by its key).
+    public let sort: BrowseSort?
+    /// Why the page is in key order rather than the sort asked for (a broad search), if it is.
+    public let sortNote: String?
 
-    public init(rows: [BrowseRow], isFull: Bool, scannedThrough: BrowseKey? = nil, ignored: [String] = []) {
+    public init(rows: [BrowseRow], isFull: Bool, scannedThrough: BrowseKey? = nil, ignored: [String] = [], sort: BrowseSort? = nil,
+                sortNote: String? = nil) {
         self.rows = rows
         self.isFull = isFull
         self.scannedThrough = scannedThrough
         self.ignored = ignored
+        self.sort = sort
+        self.sortNote = sortNote
     }
 }
 

@@ -14,22 +14,41 @@ public struct Browser {
 
     public init(_ database: SQLDatabase) { self.database = database }
 
-    private var isSQLite: Bool { database.dialect.name == SQLDialect.sqlite.name }
+    var isSQLite: Bool { database.dialect.name == SQLDialect.sqlite.name }
 
     /// One page of `table` under `filter`, starting at `cursor`, at most `limit` rows, in display
-    /// order; `reversed` turns the list's order round (the same keyset walk, the other way).
+    /// order, sorted by `sort` (nil: the list's own order, by its key). A column sort is a keyset
+    /// walk on (column, key) (`SortedWalk`); a search that would have to read all its matches to
+    /// sort them is shown in key order instead, and the page says so (`BrowsePage.sortNote`).
     public func page(_ table: BrowseTable, filter: BrowseFilter = BrowseFilter(), cursor: PageCursor, limit: Int,
-                     reversed: Bool = false) throws -> BrowsePage {
+                     sort: BrowseSort? = nil) throws -> BrowsePage {
         let limit = max(1, min(limit, BrowseLimits.maxPage))
-        let query = try planned(BrowseQuery(table, filter, database.dialect))
-        let step = KeyStep(cursor, newestFirst: table.newestFirst != reversed)
+        let unplanned = BrowseQuery(table, filter, database.dialect)
+        let query = try planned(unplanned)
+        let wanted = sort ?? .own(table)
+        var note: String?
+        if wanted.column != .id, let column = wanted.sqlColumn(table) {
+            note = try sortRefusal(unplanned, query, wanted)
+            if note == nil {
+                let (rows, reversed) = try sortedRows(query, wanted, column: column, cursor: cursor, limit: limit + 1)
+                return try finish(table, query, filter: filter, rows: rows, reversed: reversed, limit: limit, scannedThrough: nil, sort: wanted, note: nil)
+            }
+        }
+        let applied = wanted.column == .id ? wanted : .own(table)
+        let step = KeyStep(cursor, newestFirst: applied.descending)
         let (rows, scannedThrough) = try matchingRows(query, step, limit: limit + 1)
+        return try finish(table, query, filter: filter, rows: rows, reversed: step.reversed, limit: limit, scannedThrough: scannedThrough, sort: applied, note: note)
+    }
+
+    /// The page of `rows` read (one more than `limit` when there are more), in display order.
+    private func finish(_ table: BrowseTable, _ query: BrowseQuery, filter: BrowseFilter, rows: [SQLRow], reversed: Bool, limit: Int,
+                        scannedThrough: BrowseKey?, sort: BrowseSort, note: String?) throws -> BrowsePage {
         let isFull = rows.count > limit
         var page = Array(rows.prefix(limit))
-        if step.reversed { page.reverse() }
+        if reversed { page.reverse() }
         let lookups = try RowLookups(table, page, filter: filter, database: database)
         return BrowsePage(rows: try page.map { try decode(table, $0, key: BrowseKey.read($0, textual: query.keyIsText), lookups) }, isFull: isFull,
-                          scannedThrough: isFull ? nil : scannedThrough, ignored: query.ignored)
+                          scannedThrough: isFull ? nil : scannedThrough, ignored: query.ignored, sort: sort, sortNote: note)
     }
 
     /// The rows of `query` from the step's cursor, in the step's order, at most `limit`; and

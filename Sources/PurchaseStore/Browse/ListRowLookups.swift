@@ -51,7 +51,7 @@ enum ListRowLookups {
                                          activeEntitlements: (entitlements[id] ?? []).sorted(),
                                          environments: environments.subtracting([Environment.unknown.rawValue]).sorted(),
                                          environmentMismatch: looked.int("mismatch") == 1, openConflicts: Int(looked.int("open_conflicts") ?? 0),
-                                         displayName: row.string("display_name"), email: row.string("email"))
+                                         displayName: row.string("display_name"), email: row.string("email"), createdAt: row.date("created_at"))
         }
         return result
     }

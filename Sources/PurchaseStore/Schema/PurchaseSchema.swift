@@ -219,5 +219,6 @@ public enum PurchaseSchema {
         SearchRowidSchema.migration,
         CustomerNotesSchema.migration,
         ErasureSchema.migration,
+        SortIndexSchema.migration,
     ]
 }
