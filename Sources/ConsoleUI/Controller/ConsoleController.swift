@@ -181,11 +181,11 @@ public final class ConsoleController {
         switch effect {
         case .loadList(let table, let request):
             let filter = state.filter
-            let reversed = state.reversed.contains(table)
+            let sort = state.sorts[table]
             let result: Result<BrowsePage, ConsoleFailure>
             do {
                 result = .success(try ledgerLock.run { try Browser($0.database).page(table, filter: filter, cursor: request.cursor, limit: request.limit,
-                                                                                    sort: reversed ? BrowseSort(.id, descending: !table.newestFirst) : nil) })
+                                                                                    sort: sort) })
             } catch {
                 result = .failure(ConsoleFailure(error))
             }

@@ -19,7 +19,7 @@ enum Command: String, CaseIterable, Sendable {
     case note, report
     case erase
     case grantBatch = "grant-batch"
-    case tag, untag, sort
+    case tag, untag, sort, flip
 
     /// Whether it changes the database (absent and refused in read-only mode). Re-verifying
     /// records Apple's answer and applies what Apple knows, so it counts.
@@ -81,7 +81,8 @@ enum Command: String, CaseIterable, Sendable {
         case .offer: return "sign a promotional or win-back offer for one of the customer's subscriptions (preview; shown once, not kept)"
         case .tag: return "tag the row (or untag it) and go to the next: grant, revoke and re-verify then act on every tagged row, with one preview"
         case .untag: return "untag every row of the tab"
-        case .sort: return "sort the list the other way by its id column (newest first, or back), paging as fast either way"
+        case .sort: return "sort by the list's next column (the heading marks it ▲ or ▼); :sort COLUMN [asc|desc] picks one"
+        case .flip: return "turn the list's sort round (▲ A to Z or oldest first, ▼ the other way), paging as fast either way"
         }
     }
 }
@@ -132,6 +133,7 @@ enum KeyBindings {
         KeyBinding(keys: [.character(" ")], command: .tag, scope: .list, hint: nil),
         KeyBinding(keys: [.character("U")], command: .untag, scope: .list, hint: nil),
         KeyBinding(keys: [.character("S")], command: .sort, scope: .list, hint: nil),
+        KeyBinding(keys: [.character("s")], command: .flip, scope: .list, hint: nil),
         KeyBinding(keys: [.enter, .character(" ")], command: .toggle, scope: .detail, hint: "fold"),
         KeyBinding(keys: [.character("l"), .right], command: .expand, scope: .detail, hint: nil),
         KeyBinding(keys: [.character("h"), .left], command: .collapse, scope: .detail, hint: nil),

@@ -91,7 +91,7 @@ enum ModeKeys {
     static let prompts: (title: String, keys: [(keys: String, summary: String)]) = ("Prompts (/ search, : command line)", [
         ("Enter", "search / run"),
         ("Esc", "cancel"),
-        ("Tab", ": completes a command name, a tab after tab, an id of the rows on screen after a command"),
+        ("Tab", ": completes a command name, a tab after tab, a column and asc/desc after sort, an id of the rows on screen after a command"),
         ("← → Home End", "move the cursor (also Ctrl-A, Ctrl-E)"),
         ("Backspace Delete", "delete before / at the cursor"),
         ("Ctrl-U", "clear the line"),

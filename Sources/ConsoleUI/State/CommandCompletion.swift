@@ -1,7 +1,7 @@
 import PurchaseStore
 
 /// Tab in the `:` prompt, as in a shell: the first word completes to a command name, the
-/// argument of `tab` to a tab, any other argument to an id of the rows on screen (customers,
+/// argument of `tab` to a tab, those of `sort` to a column of the list and then asc / desc, any other argument to an id of the rows on screen (customers,
 /// transactions, orders, receipts as `#12`) — no query, only what the list already holds. One
 /// candidate completes; several complete to what they share and are listed in the hint.
 enum CommandCompletion {
@@ -13,12 +13,18 @@ enum CommandCompletion {
         let words = text.split(separator: " ", omittingEmptySubsequences: false).map(String.init)
         if words.count <= 1 {
             let names = Command.allCases.filter { !(state.header.readOnly && $0.changesData) && $0 != .command }.map(\.rawValue) + ["tab"]
-            return finish(prefix: "", typed: words.first ?? "", candidates: names, addSpace: { ["tab", "filter"].contains($0) })
+            return finish(prefix: "", typed: words.first ?? "", candidates: names, addSpace: { ["tab", "filter", "sort"].contains($0) })
         }
         let head = words.dropLast().joined(separator: " ") + " "
         let typed = words.last ?? ""
         if words.first?.lowercased() == "tab" && words.count == 2 {
             return finish(prefix: head, typed: typed, candidates: BrowseTable.allCases.map(\.rawValue), addSpace: { _ in false })
+        }
+        if words.first?.lowercased() == "sort" && words.count == 2 {
+            return finish(prefix: head, typed: typed, candidates: BrowseSort.columns(state.tab).map(\.rawValue), addSpace: { _ in true })
+        }
+        if words.first?.lowercased() == "sort" && words.count == 3 {
+            return finish(prefix: head, typed: typed, candidates: ["asc", "desc"], addSpace: { _ in false })
         }
         return finish(prefix: head, typed: typed, candidates: ids(state), addSpace: { _ in true })
     }

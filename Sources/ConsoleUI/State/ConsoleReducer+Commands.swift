@@ -99,13 +99,8 @@ extension ConsoleReducer {
             state.tags[state.tab] = tagged.isEmpty ? nil : tagged
             state.message = StatusMessage(text: tagged.isEmpty ? "no row tagged" : TaggedActions.status(state, tagged: tagged.count), kind: .info)
             return moveInList(&state, .down)
-        case .sort:
-            if state.reversed.remove(state.tab) == nil { state.reversed.insert(state.tab) }
-            let newest = state.reversed.contains(state.tab) != state.tab.newestFirst
-            state.message = StatusMessage(text: "\(state.tab.title) sorted \(newest ? "newest" : "oldest") first by \(ListRowFormatter.columns(state.tab).first?.title ?? "id") (S turns it round)", kind: .info)
-            state.list = ListState()
-            state.detail.stack = []
-            return [.loadList(state.tab, ListRequest(cursor: .first, limit: state.layout.listRows, purpose: .replace(keepKey: nil)))]
+        case .sort: return cycleSort(&state)
+        case .flip: return flipSort(&state)
         case .untag:
             state.tags[state.tab] = nil
             state.message = StatusMessage(text: "no row tagged", kind: .info)

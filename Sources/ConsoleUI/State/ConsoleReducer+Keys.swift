@@ -121,6 +121,14 @@ extension ConsoleReducer {
         if name == "tab", let table = BrowseTable.allCases.first(where: { $0.rawValue.hasPrefix(argument.lowercased()) && !argument.isEmpty }) {
             return show(&state, table)
         }
+        if name == "sort" && !argument.isEmpty {
+            do {
+                return applySort(&state, try BrowseSort(parsing: argument, table: state.tab))
+            } catch {
+                state.message = StatusMessage(text: ConsoleFailure(error).message, kind: .error)
+                return []
+            }
+        }
         if name == "filter" {
             do {
                 return applyFilter(&state, try BrowseFilter(parsing: argument))

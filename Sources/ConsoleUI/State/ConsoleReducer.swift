@@ -19,6 +19,8 @@ enum ConsoleReducer {
                 list.apply(page, for: request, capacity: state.layout.listRows)
                 state.lists[table] = list
                 guard table == state.tab else { return [] }
+                // A sort a broad search cannot follow cheaply: the page came in key order, and says why.
+                if let note = page.sortNote, case .replace = request.purpose { state.message = StatusMessage(text: note, kind: .info) }
                 return followSelection(&state)
             case .failure(let failure):
                 state.message = StatusMessage(text: failure.message, kind: .error)
@@ -191,6 +193,7 @@ enum ConsoleReducer {
                                                                                    : table == .audit ? "audit entries" : table.rawValue)
         }
         var text = "/ \(state.filter.text): " + words.joined(separator: " · ")
+        if let note = state.list.sortNote { text += " · " + note }
         var effects: [ConsoleEffect] = []
         if let current = state.matchCounts[state.tab], current.applies, current.count == 0, !current.isLowerBound, let first = found.first {
             text += " (none in \(state.tab.rawValue): showing \(first.0.rawValue))"

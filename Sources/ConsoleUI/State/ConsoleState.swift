@@ -76,8 +76,9 @@ struct ConsoleState {
     /// The operator's zone for times (config `display.timeZone`, else `TZ`); `showUTC` overrides it.
     var displayZone = DisplayZone.utc
     var showUTC = false
-    /// The lists shown in the other order than their own (S): newest first, or the audit oldest first.
-    var reversed: Set<BrowseTable> = []
+    /// The order asked for each list (S cycles the column, s turns it round, `:sort`); absent:
+    /// the list's own, by its key. The page says which order it is really in (`ListState.sort`).
+    var sorts: [BrowseTable: BrowseSort] = [:]
     /// What Tab found in the `:` prompt when several commands or ids fit (shown as its hint).
     var completions: [String] = []
     /// Rows tagged with Space, per tab, in the order tagged (an action then applies to them all).

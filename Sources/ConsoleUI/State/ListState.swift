@@ -16,6 +16,10 @@ struct ListState: Equatable {
     var scannedForward = true
     /// Filter words this list ignores.
     var ignored: [String] = []
+    /// The order the rows are in, as the last page said (nil: the list's own, by its key).
+    var sort: BrowseSort?
+    /// Why the rows are in key order rather than the sort asked for (a broad search), if they are.
+    var sortNote: String?
 
     var selectedRow: BrowseRow? { rows.indices.contains(selected) ? rows[selected] : nil }
 
@@ -24,6 +28,8 @@ struct ListState: Equatable {
         let capacity = max(1, capacity)
         loaded = true
         ignored = page.ignored
+        sort = page.sort
+        sortNote = page.sortNote
         let continuing = page.scannedThrough
         switch request.purpose {
         case .replace(let keepKey):

@@ -133,11 +133,12 @@ enum ListRowFormatter {
         return lines(table, rows: [row], width: width, highlight: highlight).rows.first ?? []
     }
 
-    /// The heading and the rows of a page of `table`, laid out together at `width`.
-    /// `sortMark` (↓ newest first, ↑ oldest first) goes after the id column's title when the
-    /// list is sorted the other way than its own.
+    /// The heading and the rows of a page of `table`, laid out together at `width`. A list
+    /// sorted otherwise than its own order (`sort`) marks the sorting column's title ▲ or ▼; a
+    /// date the list does not show (created, purchased, expires, received) is shown after the
+    /// id while it sorts.
     static func lines(_ table: BrowseTable, rows: [BrowseRow], width: Int, highlight: [String],
-                      sortMark: String? = nil) -> (heading: StyledLine, rows: [StyledLine]) {
+                      sort: BrowseSort? = nil) -> (heading: StyledLine, rows: [StyledLine]) {
         var columns = columns(table)
         // Customers a search found through a related id: that id (never cut) matters more than the badge.
         if table == .customers, rows.contains(where: { if case .customer(_, let c) = $0 { return c.matchedVia != nil } else { return false } }),
@@ -146,11 +147,17 @@ enum ListRowFormatter {
             columns[name] = ListColumns.Column(n.title, cut: n.cut, cap: n.cap, drop: e.drop, grows: n.grows, right: n.alignRight)
             columns[env] = ListColumns.Column(e.title, cut: e.cut, cap: e.cap, drop: n.drop, grows: e.grows, right: e.alignRight)
         }
-        if let sortMark, let first = columns.first {
-            columns[0] = ListColumns.Column(first.title + " " + sortMark, cut: first.cut, cap: first.cap, drop: first.drop, grows: first.grows,
-                                            right: first.alignRight)
+        var cells = rows.map { self.cells($0, highlight: highlight) }
+        if let sort, sort != .own(table) {
+            if let title = SortColumnCells.addedTitle(sort.column), columns.count > 1 {
+                columns.insert(ListColumns.Column(title), at: 1)
+                for index in cells.indices { cells[index].insert(SortColumnCells.cell(rows[index], sort.column), at: 1) }
+            }
+            let marked = sort.column == .id ? 0 : columns.firstIndex { $0.title == SortColumnCells.title(sort.column) } ?? 0
+            let column = columns[marked]
+            columns[marked] = ListColumns.Column(column.title + " " + sort.mark, cut: column.cut.map { $0 + 2 }, cap: column.cap + 2, drop: 0,
+                                                 grows: column.grows, right: column.alignRight)
         }
-        let cells = rows.map { self.cells($0, highlight: highlight) }
         let widths = ListColumns.plan(columns, rows: cells, total: width)
         return (ListColumns.heading(columns, widths: widths, total: width),
                 cells.map { ListColumns.line($0, columns: columns, widths: widths, total: width) })

@@ -28,7 +28,7 @@ enum PaneViews {
         let highlight = state.filter.highlightTexts
         let shown = Array(list.rows.prefix(layout.listRows))
         let laid = ListRowFormatter.lines(state.tab, rows: list.loaded ? shown : [], width: inner.columns - 1, highlight: highlight,
-                                          sortMark: state.reversed.contains(state.tab) ? (state.tab.newestFirst ? "↑" : "↓") : nil)
+                                          sort: list.loaded ? list.sort : state.sorts[state.tab])
         screen.put(laid.heading, row: inner.row, column: inner.column + 1, width: inner.columns - 1)
         if !list.loaded {
             screen.put("loading…", row: layout.firstListRow, column: inner.column + 1, style: .muted)

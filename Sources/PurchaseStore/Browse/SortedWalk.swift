@@ -109,14 +109,14 @@ extension Browser {
     /// rows, whose matches would all be read and sorted for every page. Nil: it sorts cheaply.
     func sortRefusal(_ unplanned: BrowseQuery, _ query: BrowseQuery, _ sort: BrowseSort) throws -> String? {
         let cap = BrowseLimits.matchCountCap
-        let reason = "shown by id, not by \(sort.column.rawValue): this search has "
+        let reason = "shown by id, not by \(sort.column.rawValue): "
         if query.sources.isEmpty {
             guard !query.predicates.isEmpty else { return nil }
-            return reason + "no lookup of at most \(cap) rows, and sorting its matches would read them all; narrow it by an id or a name to sort"
+            return reason + "this search has no index lookup, so sorting would read every match; add an id or a name to sort"
         }
         // Lookups kept by `planned` are narrow already; an equality it turned into a lookup is checked here.
         if unplanned.sources.isEmpty, try broad(query).contains(true) {
-            return reason + "more than \(cap) matches to sort; narrow it by an id or a name to sort"
+            return reason + "this search matches over \(cap) rows, too many to sort for each page; narrow it to sort"
         }
         return nil
     }
