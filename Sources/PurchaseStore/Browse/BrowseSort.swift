@@ -7,7 +7,7 @@ import Foundation
 ///
 /// Rows without a value (no name, no expiry) come after every row with one, in either
 /// direction, ordered by their key in the same direction (see `SortedWalk`).
-public struct BrowseSort: Sendable, Hashable {
+public struct BrowseSort: Sendable, Hashable, CustomStringConvertible {
     /// A sortable column, by the name `:sort` takes.
     public enum Column: String, Sendable, CaseIterable {
         case id, name, created, purchased, expires, product, received
