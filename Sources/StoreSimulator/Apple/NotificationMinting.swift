@@ -9,17 +9,22 @@ extension SimulatorState {
     /// included), recorded in the notification history. `notificationUUID` defaults to a new one.
     public func mintNotification(type: String, subtype: String? = nil, transactionId: String, signedDate: Date,
                                  notificationUUID: String? = nil, consumptionRequestReason: String? = nil) throws -> MintedNotification {
-        let records = snapshot()
-        guard let transaction = records.transactions[transactionId] else {
-            throw SimulatorError(.invalidRequest, "notification \(type): transaction \(transactionId) was not issued by the simulator")
+        // Read under the lock, holding no copy of the records: a copy alive while the notification
+        // is recorded made each append copy the whole history (quadratic in a large demo).
+        let (transaction, read) = try withRecords { records -> (IssuedTransaction, NotificationData) in
+            guard let transaction = records.transactions[transactionId] else {
+                throw SimulatorError(.invalidRequest, "notification \(type): transaction \(transactionId) was not issued by the simulator")
+            }
+            let original = transaction.originalTransactionId
+            let renewal = records.renewalPayload(original: original, signedDate: signedDate)
+            return (transaction, NotificationData(appAppleId: records.appAppleId, bundleId: records.bundleId, bundleVersion: "1.0",
+                                                  environment: transaction.environment.rawValue,
+                                                  signedTransactionInfo: .payload(transaction.payload(signedDate: signedDate)),
+                                                  signedRenewalInfo: renewal.map { .payload($0) },
+                                                  status: records.subscriptionStatus(original: original, at: SimulatorRecords.wholeMilliseconds(signedDate))))
         }
         let original = transaction.originalTransactionId
-        let renewal = records.renewalPayload(original: original, signedDate: signedDate)
-        var data = NotificationData(appAppleId: records.appAppleId, bundleId: records.bundleId, bundleVersion: "1.0",
-                                    environment: transaction.environment.rawValue,
-                                    signedTransactionInfo: .payload(transaction.payload(signedDate: signedDate)),
-                                    signedRenewalInfo: renewal.map { .payload($0) },
-                                    status: records.subscriptionStatus(original: original, at: SimulatorRecords.wholeMilliseconds(signedDate)))
+        var data = read
         data.consumptionRequestReason = consumptionRequestReason
         var payload = NotificationPayload(notificationType: type, subtype: subtype,
                                           notificationUUID: notificationUUID ?? UUID().uuidString.lowercased(),

@@ -31,16 +31,34 @@ enum Base64Text {
     static func standard(_ bytes: [UInt8]) -> String { Data(bytes).base64EncodedString() }
 
     static func url(_ bytes: [UInt8]) -> String {
-        var text = ""
-        text.reserveCapacity(bytes.count * 4 / 3 + 2)
-        for character in standard(bytes) {
-            switch character {
-            case "+": text.append("-")
-            case "/": text.append("_")
-            case "=": continue
-            default: text.append(character)
+        // Encoded from the bytes: walking Foundation's base64 text as Characters (grapheme
+        // breaking per character) was an eighth of a demo's CPU.
+        let table = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+        let length = (bytes.count * 8 + 5) / 6
+        return String(unsafeUninitializedCapacity: max(length, 1)) { output in
+            var out = 0
+            var index = 0
+            while index + 3 <= bytes.count {
+                let word = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8 | UInt32(bytes[index + 2])
+                output[out] = table[Int(word >> 18)]
+                output[out + 1] = table[Int(word >> 12 & 63)]
+                output[out + 2] = table[Int(word >> 6 & 63)]
+                output[out + 3] = table[Int(word & 63)]
+                out += 4
+                index += 3
             }
+            let rest = bytes.count - index
+            if rest > 0 {
+                let word = UInt32(bytes[index]) << 16 | (rest == 2 ? UInt32(bytes[index + 1]) << 8 : 0)
+                output[out] = table[Int(word >> 18)]
+                output[out + 1] = table[Int(word >> 12 & 63)]
+                out += 2
+                if rest == 2 {
+                    output[out] = table[Int(word >> 6 & 63)]
+                    out += 1
+                }
+            }
+            return out
         }
-        return text
     }
 }
