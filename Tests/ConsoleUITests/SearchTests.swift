@@ -6,7 +6,7 @@ import Testing
 
 /// The search box's matching in PurchaseStore/Browse, on SQLite and PostgreSQL: ids by prefix and
 /// case-insensitively, names and emails by fragment, Apple order ids, tokens, web order line
-/// items and receipt hashes; counts capped at 1,000; broad prefixes walk the list in key order;
+/// items and receipt hashes; counts capped at 1,000; prefixes matching many page in key order;
 /// every answer equals the table filtered in memory.
 @Suite("Search", .serialized)
 struct SearchTests {
@@ -131,7 +131,7 @@ struct SearchTests {
         #expect(try count(.transactions, "zzz-nothing") == MatchCount(count: 0, isLowerBound: false))
         #expect(try count(.audit, "env:sandbox").applies == false)
         #expect(try count(.transactions, "env:sandbox") == MatchCount(count: 20, isLowerBound: false))
-        // The broad prefix walks transactions in key order: every match, in order, each once.
+        // A prefix matching 1,300 transactions pages them in key order: every match, in order, each once.
         let all = try f.database.query("SELECT transaction_id FROM transactions ORDER BY transaction_id", []).compactMap { $0.string("transaction_id") }
         #expect(try Self.keys(browser, .transactions, "7", limit: 37) == all.map { .text($0) })
         #expect(try Self.keys(browser, .transactions, "71", limit: 37) == all.filter { $0.hasPrefix("71") }.map { .text($0) })

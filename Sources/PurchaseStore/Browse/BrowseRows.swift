@@ -167,9 +167,13 @@ public enum BrowseLimits {
     public static let scanChunk: Int64 = 5_000
     /// PostgreSQL lists up to this many rows are counted exactly; beyond, estimated.
     public static let exactCount: Int64 = 100_000
-    /// Search results are counted up to this many ("1,000+" beyond); a lookup matching more is
-    /// broad (`Browser.planned`).
+    /// Search results are counted up to this many ("1,000+" beyond).
     public static let matchCountCap: Int64 = 1_000
+    /// A lookup is broad (walked rather than sorted) only past this many matches: sorting them
+    /// costs a few milliseconds per ten thousand, where a walk in key order finds nothing for long
+    /// when the matches sit together far from the list's start (a prefix of the key: `cust-2`
+    /// behind 49,000 customers whose ids sort first showed an empty first page).
+    public static let sortCap: Int64 = 25_000
     /// The largest page.
     public static let maxPage = 500
 }

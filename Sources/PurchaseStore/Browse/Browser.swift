@@ -107,7 +107,7 @@ public struct Browser {
     }
 
     /// A query whose lookups include a broad one (a short prefix matching more than
-    /// `BrowseLimits.matchCountCap` rows) walks the list in key order with the lookups as one
+    /// `BrowseLimits.sortCap` rows) walks the list in key order with the lookups as one
     /// predicate: the matches are many, so the walk finds a page of them quickly, where merging
     /// the lookups would sort them all. A query with no index lookup of its own uses an index
     /// on one of its equality predicates (`env:` with an index on environment) as its source,
@@ -129,10 +129,10 @@ public struct Browser {
         return planned
     }
 
-    /// Whether each source alone matches more than `BrowseLimits.matchCountCap` rows: one
-    /// statement (one round trip) of index-only reads, at most that many entries each.
+    /// Whether each source alone matches more than `BrowseLimits.sortCap` rows: one statement
+    /// (one round trip) of index-only reads, at most that many entries each.
     func broad(_ query: BrowseQuery) throws -> [Bool] {
-        let cap = BrowseLimits.matchCountCap
+        let cap = BrowseLimits.sortCap
         guard !query.sources.isEmpty else { return [] }
         let columns = query.sources.enumerated().map { index, source in
             "(SELECT count(*) FROM (SELECT 1 FROM \(query.tableName) WHERE \(source.sql) LIMIT \(cap + 1)) AS capped\(index)) AS n\(index)"

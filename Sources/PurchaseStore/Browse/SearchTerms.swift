@@ -62,7 +62,9 @@ struct SearchTerms {
         guard fragment.count >= Self.shortestFragment else { return nil }
         if dialect.name == SQLDialect.sqlite.name {
             let phrase = "\"" + fragment.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-            return SQLCondition("customers.customer_id IN (SELECT customer_id FROM customer_search WHERE customer_search MATCH ?)", [.text(phrase)])
+            // By rowid (the search table shares the customers table's since migration 0013): reading
+            // each match's customer_id from the search table's content was most of a broad search.
+            return SQLCondition("customers.rowid IN (SELECT rowid FROM customer_search WHERE customer_search MATCH ?)", [.text(phrase)])
         }
         var escaped = ""
         for character in fragment.lowercased() {
