@@ -25,6 +25,12 @@ enum ConsoleCommand {
             throw CommandFailure.usage("--search: " + ((error as? StoreError)?.reason ?? "\(error)"))
         }
         _ = try args.finish(maxPositionals: 0)
+        // The config's keys are checked before the terminal is: a wrong one is named from a script too.
+        do {
+            try ConsoleEnvironment.checkKeys(options.configuration.console.keys)
+        } catch let failure as KeyMapError {
+            throw CommandFailure.usage(failure.description)
+        }
         guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else {
             throw CommandFailure.usage("the console needs a terminal; in scripts use the subcommands (receiptdesk help)")
         }

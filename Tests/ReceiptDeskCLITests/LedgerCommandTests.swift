@@ -511,6 +511,18 @@ struct LedgerCommandTests {
         expectFailure(missing, 64, "config /nonexistent/config.json: no such file")
     }
 
+    /// A wrong `console.keys` entry is named from a script too, before the console asks for a
+    /// terminal, and no database is opened.
+    @Test func wrongConsoleKeysAreNamedWithoutATerminal() throws {
+        let workspace = try LedgerWorkspace(config: #"{"bundleIds": ["com.example.app"], "console": {"keys": {"pager.nosuch": "W"}}}"#)
+        let output = try workspace.run(["console"], input: Data())
+        expectFailure(output, 64, "console.keys.pager.nosuch")
+        #expect(!output.stderr.contains("needs a terminal"))
+        #expect(!FileManager.default.fileExists(atPath: workspace.databasePath))
+        let good = try LedgerWorkspace(config: #"{"bundleIds": ["com.example.app"], "console": {"keys": {"grant": "G"}}}"#)
+        expectFailure(try good.run(["console"], input: Data()), 64, "needs a terminal")
+    }
+
     @Test func unavailableDatabaseExitsSixtyNine() throws {
         let workspace = try LedgerWorkspace()
         let folderAsDatabase = try CLIRunner.run(["audit", "--db", workspace.directory.path, "--config", workspace.configPath])

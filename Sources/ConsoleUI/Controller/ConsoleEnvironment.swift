@@ -47,6 +47,12 @@ public struct ConsoleEnvironment {
     /// The other modes' keys (`KeyMap.applyModes` remaps them from `console.keys` entries named `MODE.ACTION`).
     var modeBindings = ModeKeys.all
 
+    /// Checks a `console.keys` setting without a console: the error `remapKeys` would throw.
+    public static func checkKeys(_ keys: [String: [String]]) throws {
+        _ = try KeyMap.apply(keys, to: KeyBindings.all)
+        _ = try KeyMap.applyModes(keys, to: ModeKeys.all)
+    }
+
     /// Remaps keys as the config's `console.keys` says (a command name, or `MODE.ACTION` such as
     /// `pager.wrap`, → key names); the error names the mode, command or key that is wrong.
     public mutating func remapKeys(_ keys: [String: [String]]) throws {
