@@ -129,10 +129,9 @@ public struct Browser {
         return planned
     }
 
-    /// Whether each source alone matches more than `BrowseLimits.sortCap` rows: one statement
-    /// (one round trip) of index-only reads, at most that many entries each.
-    func broad(_ query: BrowseQuery) throws -> [Bool] {
-        let cap = BrowseLimits.sortCap
+    /// Whether each source alone matches more than `cap` rows: one statement (one round trip) of
+    /// index-only reads, at most that many entries each.
+    func broad(_ query: BrowseQuery, cap: Int64 = BrowseLimits.sortCap) throws -> [Bool] {
         guard !query.sources.isEmpty else { return [] }
         let columns = query.sources.enumerated().map { index, source in
             "(SELECT count(*) FROM (SELECT 1 FROM \(query.tableName) WHERE \(source.sql) LIMIT \(cap + 1)) AS capped\(index)) AS n\(index)"

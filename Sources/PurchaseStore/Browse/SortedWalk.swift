@@ -114,8 +114,9 @@ extension Browser {
             guard !query.predicates.isEmpty else { return nil }
             return reason + "this search has no index lookup, so sorting would read every match; add an id or a name to sort"
         }
-        // Lookups kept by `planned` are narrow already; an equality it turned into a lookup is checked here.
-        if unplanned.sources.isEmpty, try broad(query).contains(true) {
+        // `planned` keeps lookups of up to `BrowseLimits.sortCap` matches (merged in key order);
+        // sorting by a column for every page is held to the tighter cap.
+        if try broad(query, cap: cap).contains(true) {
             return reason + "this search matches over \(cap) rows, too many to sort for each page; narrow it to sort"
         }
         return nil
