@@ -113,8 +113,8 @@ struct AppleActionCommandsTests {
         #expect(request["status"] as? String == "sent" && request["sentBy"] as? String == "mei", "\(request)")
         // The simulator holds what Apple received.
         let state = try String(contentsOf: demo.folder.appendingPathComponent("simulator/state.json"), encoding: .utf8)
-        #expect(state.contains("\"refundPreferenceName\" : \"DECLINE\"") && state.contains("\"consumptionPercentage\" : 12500")
-                && state.contains("\"version\" : 2"), "Apple got version 2 of the information")
+        #expect(state.contains("\"refundPreferenceName\":\"DECLINE\"") && state.contains("\"consumptionPercentage\":12500")
+                && state.contains("\"version\":2"), "Apple got version 2 of the information")
         expectFailure(try CLIRunner.run(["refunds", "send", number, "--consented", "--reason", "twice"] + demo.common), 64, "is sent, not open")
         #expect(try Self.audit(demo, "apple-consumption").contains("mei"))
     }

@@ -62,7 +62,7 @@ public struct SimulatorRecords: Codable, Sendable {
     /// Transaction id → that the merchant finished it (Finish Transaction), and when.
     public var finishedTransactions: [String: TransactionFinish] = [:]
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case version, bundleId, appAppleId, transactions, orders, subscriptions, notifications, nextTransactionNumber
         case nextOrderNumber, nextAccountNumber, nextWebOrderNumber, extensions, massExtensions, consumption
         case pendingConsumptionRequests, testNotifications, finishedTransactions

@@ -228,16 +228,13 @@ public final class SimulatorState: @unchecked Sendable {
     }
 
     /// Saves the records (not the shared secret, not the API key) as JSON to `file`, atomically.
+    /// Written a member at a time (`SimulatorRecordsFile`), not pretty-printed.
     public func save(to file: URL) throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        encoder.dateEncodingStrategy = .millisecondsSince1970
         saveLock.lock()
         defer { saveLock.unlock() }
         do {
-            let data = try encoder.encode(snapshot())
             try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try data.write(to: file, options: .atomic)
+            try SimulatorRecordsFile.write(snapshot(), to: file)
         } catch {
             throw SimulatorError(.persistence, "cannot save simulator state to \(file.path): \(error.localizedDescription)")
         }
