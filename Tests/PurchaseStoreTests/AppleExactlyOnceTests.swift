@@ -50,11 +50,14 @@ struct AppleExactlyOnceTests {
         }
     }
 
-    /// Runs an async action to its end on the calling (non-cooperative) thread.
+    /// Runs an async action to its end, the calling thread waiting for it. The action runs on a
+    /// queue of its own (`QueueTaskExecutor`), never on the cooperative pool: a test body waiting
+    /// here, or for threads waiting here, holds a pool thread, and with two cores two such tests at
+    /// once held both while their actions waited for one (the whole run hung).
     static func blocking<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
         let done = DispatchSemaphore(value: 0)
         let result = ResultBox<T>()
-        Task {
+        Task(executorPreference: QueueTaskExecutor()) {
             do { result.value = .success(try await body()) } catch { result.value = .failure(error) }
             done.signal()
         }
@@ -221,5 +224,15 @@ final class ResultBox<T>: @unchecked Sendable {
     var value: Result<T, Error>? {
         get { lock.lock(); defer { lock.unlock() }; return stored }
         set { lock.lock(); stored = newValue; lock.unlock() }
+    }
+}
+
+/// Runs a task's jobs on a serial dispatch queue of its own, outside the cooperative pool.
+final class QueueTaskExecutor: TaskExecutor, @unchecked Sendable {
+    private let queue = DispatchQueue(label: "receiptdesk.tests.blocking")
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
     }
 }
