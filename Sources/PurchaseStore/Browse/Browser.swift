@@ -61,6 +61,9 @@ public struct Browser {
             }
             return try boundedScan(query, step, limit: limit)
         }
+        if !isSQLite, try broad(query, cap: BrowseLimits.matchCountCap).contains(true) {
+            return (try denseLookupPage(query, step, limit: limit) ?? gatheredLookupPage(query, step, limit: limit), nil)
+        }
         var rows: [SQLRow] = []
         for statement in sourceStatements(query, step, limit: limit) {
             rows += try database.query(statement.sql, statement.parameters)
@@ -106,7 +109,7 @@ public struct Browser {
         return [query.chunkRows(step, from: nil, through: bound, limit: limit + 1), query.chunkEnd(step, from: nil)]
     }
 
-    /// A query whose lookups include a broad one (a short prefix matching more than
+    /// On SQLite, a query whose lookups include a broad one (a short prefix matching more than
     /// `BrowseLimits.sortCap` rows) walks the list in key order with the lookups as one
     /// predicate: the matches are many, so the walk finds a page of them quickly, where merging
     /// the lookups would sort them all. A query with no index lookup of its own uses an index
@@ -114,7 +117,10 @@ public struct Browser {
     /// rather than scanning in chunks.
     func planned(_ query: BrowseQuery) throws -> BrowseQuery {
         if !query.sources.isEmpty {
-            guard try broad(query).contains(true) else { return query }
+            // PostgreSQL's lookups are never walked here: `matchingRows` reads them a chunk of
+            // keys first, else gathered (`ClusteredLookups`), and counting to 25,000 cost more
+            // than either.
+            guard isSQLite, try broad(query).contains(true) else { return query }
             var walked = query
             walked.sources = []
             walked.predicates = [SQLCondition.any(query.sources)] + query.predicates
