@@ -29,9 +29,12 @@ struct GoodwillEligibilityTests {
                                                       gracePeriodExpiresDate: LedgerFixture.date("2025-06-20T00:00:00Z")))
         let retry = try G.lapsed(apple, f, "gw-retry")
         try Self.apply(f, try apple.state.failRenewal(originalTransactionId: retry, date: june1))
-        let trial = try apple.subscriber(f, "gw-trial")
-        try Self.apply(f, try apple.state.redeemOffer(originalTransactionId: trial, offerType: 1, offerIdentifier: nil,
-                                                      offerDiscountType: "FREE_TRIAL", date: LedgerFixture.date("2025-06-02T00:00:00Z")))
+        // A free trial from June 2nd: its own signed transaction says so (a redeemed offer would be for the next renewal).
+        let minted = try GoodwillEligibilityFreeOfferTests.trial(apple, start: "2025-06-02T00:00:00Z", end: "2025-07-01T00:00:00Z")
+        let trial = minted.transaction.transactionId
+        try GoodwillEligibilityFreeOfferTests.importJWS(f, minted.jws, "gw-trial")
+        try Self.apply(f, try apple.state.mintNotification(type: "SUBSCRIBED", subtype: "INITIAL_BUY", transactionId: trial,
+                                                           signedDate: LedgerFixture.date("2025-06-02T00:00:00Z")))
         #expect(try f.ledger.subscriptionState(original: grace)?.status == 4 && f.ledger.subscriptionState(original: retry)?.status == 3)
 
         let preview = try f.ledger.planRenewalExtensionBatch(customers: ["gw-paid", "gw-grace", "gw-retry", "gw-trial"], days: 3,
@@ -45,7 +48,7 @@ struct GoodwillEligibilityTests {
         #expect(inRetry.hasPrefix("in billing retry since 2025-06-01 (Apple refuses inactive subscriptions in billing retry)")
                 && inRetry.contains("Apple's status 3 in notification "), "\(inRetry)")
         #expect(inTrial.hasPrefix("in a free offer period until 2025-07-01 (introductory offer (free trial)")
-                && inTrial.contains("the offer in notification ") && inTrial.contains("signed 2025-06-02"), "\(inTrial)")
+                && inTrial.hasSuffix("the offer of its current transaction \(trial), signed 2025-06-02"), "\(inTrial)")
         // The single extension refuses the same, naming the subscription.
         #expect {
             try f.ledger.planRenewalExtension(original: grace, days: 3, reasonCode: .serviceIssueOrOutage)

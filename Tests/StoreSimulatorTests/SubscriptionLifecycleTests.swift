@@ -47,8 +47,9 @@ struct SubscriptionLifecycleTests {
         #expect(try price.renewalInfo?.payload.int("priceIncreaseStatus") == 0 && price.renewalInfo?.payload.int("renewalPrice") == 12_990)
         let offer = try fixture.verifiedNotification(try state.redeemOffer(originalTransactionId: original, offerType: 2, offerIdentifier: "WINBACK10",
                                                                           date: SimulatorFixture.day(-1)).signedPayload)
-        #expect(offer.notificationType == "OFFER_REDEEMED" && offer.transaction?.offerType == 2)
-        #expect(try offer.renewalInfo?.payload.string("offerIdentifier") == "WINBACK10" && offer.transaction?.payload.string("offerIdentifier") == "WINBACK10")
+        // The offer is for the next renewal: the renewal info carries it, the current period's transaction does not.
+        #expect(offer.notificationType == "OFFER_REDEEMED" && offer.transaction?.offerType == nil && offer.renewalInfo?.offerType == 2)
+        #expect(try offer.renewalInfo?.payload.string("offerIdentifier") == "WINBACK10" && offer.transaction?.offerIdentifier == nil)
 
         for reason in SubscriptionExpiry.allCases {
             let sub = try fixture.activeSubscription(start: SimulatorFixture.day(-40))
@@ -63,6 +64,31 @@ struct SubscriptionLifecycleTests {
         let retry = try fixture.activeSubscription(start: SimulatorFixture.day(-40))
         let noGrace = try fixture.verifiedNotification(try state.failRenewal(originalTransactionId: retry.transactionId, date: SimulatorFixture.day(-10)).signedPayload)
         #expect(noGrace.subtype == nil && noGrace.status == 3)
+    }
+
+    @Test("a free trial is its own transaction's offer; a redeemed offer prices the next renewal, then is used up")
+    func offersBelongToTheirPeriod() throws {
+        let fixture = try SimulatorFixture()
+        let state = fixture.state
+        var purchase = SimulatorFixture.monthly(SimulatorFixture.day(-40))
+        purchase.expiresDate = SimulatorFixture.day(-33)
+        purchase.offerType = 1
+        purchase.offerDiscountType = "FREE_TRIAL"
+        let bought = try fixture.verifiedNotification(try state.subscribe(purchase, environment: .sandbox).signedPayload)
+        #expect(bought.transaction?.offerType == 1 && bought.transaction?.offerDiscountTypeRaw == "FREE_TRIAL")
+        #expect(bought.renewalInfo?.offerType == nil, "the trial is this period's, not the next renewal's")
+        let original = try #require(bought.transaction?.purchase.transactionId)
+        let paid = try fixture.verifiedNotification(try state.renewAndNotify(originalTransactionId: original, purchaseDate: SimulatorFixture.day(-33),
+                                                                             expiresDate: SimulatorFixture.day(-3)).signedPayload)
+        #expect(paid.transaction?.offerType == nil && paid.transaction?.offerDiscountTypeRaw == nil, "the paid renewal has no offer")
+        _ = try state.redeemOffer(originalTransactionId: original, offerType: 2, offerIdentifier: "SPRING", offerDiscountType: "PAY_AS_YOU_GO",
+                                  date: SimulatorFixture.day(-10))
+        #expect(state.transactions.last?.offerType == nil, "the current period keeps its price")
+        let discounted = try fixture.verifiedNotification(try state.renewAndNotify(originalTransactionId: original, purchaseDate: SimulatorFixture.day(-3),
+                                                                                   expiresDate: SimulatorFixture.day(27)).signedPayload)
+        #expect(discounted.transaction?.offerType == 2 && discounted.transaction?.offerIdentifier == "SPRING"
+                && discounted.transaction?.offerDiscountTypeRaw == "PAY_AS_YOU_GO")
+        #expect(discounted.renewalInfo?.offerType == nil && discounted.renewalInfo?.offerIdentifier == nil, "used up by the renewal it priced")
     }
 
     @Test("refunds, declines, reversals, family revocation, consumption requests and one-time charges")

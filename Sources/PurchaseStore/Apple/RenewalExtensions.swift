@@ -72,7 +72,8 @@ extension PurchaseLedger {
             SELECT MAX(expires_date) AS expiry FROM transactions WHERE original_transaction_id = ? OR transaction_id = ?
             """, [.text(originalId), .text(originalId)])?.date("expiry")
         let current = [state?.expiresDate, expiry].compactMap { $0 }.max()
-        if let refusal = ExtensionEligibility.refusal(originalId, state: state, ledgerExpiry: expiry, now: now) {
+        if let refusal = ExtensionEligibility.refusal(originalId, state: state, current: try currentPeriod(original: originalId),
+                                                      ledgerExpiry: expiry, now: now) {
             throw StoreError(.invalidRequest, refusal)
         }
         let recent = try database.query("""

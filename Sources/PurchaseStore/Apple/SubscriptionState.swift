@@ -92,20 +92,11 @@ public struct SubscriptionState: Sendable, Equatable {
         }
     }
 
-    /// The offer in words ("promotional offer SPRING").
+    /// The offer in words ("promotional offer SPRING"). Mixed from the newest transaction's
+    /// offer and the renewal info's offer for the next renewal: not what the current period is
+    /// (that is its newest transaction's own offer, `transactions.offer_*`).
     public var offerName: String? {
-        guard let offerType else { return nil }
-        let kind: String
-        switch offerType {
-        case 1: kind = "introductory offer"
-        case 2: kind = "promotional offer"
-        case 3: kind = "offer code"
-        case 4: kind = "win-back offer"
-        default: kind = "offer type \(offerType)"
-        }
-        let discount = offerDiscountType.map { OfferDiscountType(rawValue: $0)?.words ?? $0 }
-        let details = [discount, offerPeriod].compactMap { $0 }
-        return (offerIdentifier.map { "\(kind) \($0)" } ?? kind) + (details.isEmpty ? "" : " (\(details.joined(separator: ", ")))")
+        TransactionOffer.name(type: offerType, identifier: offerIdentifier, discountType: offerDiscountType, period: offerPeriod)
     }
 
     /// "eligible for win-back offers W1, W2", or nil when Apple names none.

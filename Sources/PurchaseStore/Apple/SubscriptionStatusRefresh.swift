@@ -25,6 +25,7 @@ extension PurchaseLedger {
                         ?? insertReceipt(bytes, digest: digest, artefact: .transaction(transaction), verdict: last.transaction.verdict,
                                          customerId: customerId, source: "Get All Subscription Statuses", now: now, operatorName: operatorName)
                     let facts = IncomingTransaction.from([transaction.purchase], environment: answer.environment).transactions
+                        .map { $0.withOffer(of: transaction) }
                     changes += try applyAppleFacts(facts, customerHint: customerId, receiptId: receiptId, now: now)
                     if let state = try recordSubscriptionStatus(transaction: transaction, renewal: last.renewalInfo?.renewalInfo,
                                                                 status: last.status, group: group.subscriptionGroupIdentifier,

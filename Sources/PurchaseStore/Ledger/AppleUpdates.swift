@@ -64,6 +64,7 @@ extension PurchaseLedger {
                 }
                 try fillAppTransactionId(fact)
                 try fillPrice(fact)
+                try fillOffer(fact)
                 continue
             }
             let owner = try ownerOfAppleFact(fact, byTransactionId: false) ?? customerHint

@@ -191,8 +191,9 @@ extension PurchaseLedger {
                                       binding, environment, purchase_date, expires_date, revocation_date, cancellation_date,
                                       quantity, app_account_token, web_order_line_item_id, first_receipt_id, recorded_at,
                                       app_transaction_id, ownership_type, revocation_type, revocation_percentage, is_upgraded, billing_plan_type,
-                                      commitment_period, commitment_periods, commitment_price, commitment_expires_date, price, currency)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                      commitment_period, commitment_periods, commitment_price, commitment_expires_date, price, currency,
+                                      offer_type, offer_identifier, offer_period, offer_discount_type, signed_date)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, [.text(t.transactionId), .text(t.originalTransactionId), .text(t.productId), .text(t.productType?.rawValue),
                   .text(customerId), .text(orderId), .text(binding.rawValue), .text(t.environment.rawValue),
                   .date(t.purchaseDate), .date(t.expiresDate), .date(t.revocationDate), .date(t.cancellationDate),
@@ -200,6 +201,7 @@ extension PurchaseLedger {
                   .text(t.appTransactionId), .text(t.ownershipType), .text(t.revocationTypeRaw), .integer(t.revocationPercentage),
                   .integer(t.isUpgraded.map { $0 ? 1 : 0 }), .text(t.billingPlanType), .integer(t.commitment?.billingPeriodNumber),
                   .integer(t.commitment?.totalBillingPeriods), .integer(t.commitment?.commitmentPrice),
-                  .date(t.commitment?.commitmentExpiresDate), .integer(t.price), .text(t.currency)])
+                  .date(t.commitment?.commitmentExpiresDate), .integer(t.price), .text(t.currency)]
+                  + (t.offer?.values ?? Array(repeating: .null, count: TransactionOffer.columns.count)))
     }
 }

@@ -30,6 +30,9 @@ struct IncomingTransaction {
     /// A 12-month commitment plan: `billingPlanType` as written, and `commitmentInfo`.
     var billingPlanType: String? = nil
     var commitment: TransactionCommitment? = nil
+    /// This transaction's own offer and when Apple signed the JWS that says it (nil when the
+    /// artefact is not its signed transaction: a receipt, an answer's purchase list).
+    var offer: TransactionOffer? = nil
 
     /// Whether a family organiser shares it (the member's own copy).
     var isFamilyShared: Bool { ownershipType == OwnershipType.familyShared.rawValue }
@@ -38,7 +41,23 @@ struct IncomingTransaction {
     /// Purchases without a transaction id or product id cannot be recorded and are reported in `skipped`.
     static func all(in artefact: DecodedArtefact) -> (transactions: [IncomingTransaction], skipped: [String]) {
         let summary = artefact.summary
-        return from(summary.purchases, environment: summary.environment.environment)
+        let found = from(summary.purchases, environment: summary.environment.environment)
+        let signed: SignedTransaction?
+        switch artefact {
+        case .transaction(let transaction): signed = transaction
+        case .notification(let notification): signed = notification.transaction
+        default: signed = nil
+        }
+        guard let signed else { return found }
+        return (found.transactions.map { $0.withOffer(of: signed) }, found.skipped)
+    }
+
+    /// The same transaction with the offer `signed` states, when `signed` is its own JWS.
+    func withOffer(of signed: SignedTransaction) -> IncomingTransaction {
+        guard signed.purchase.transactionId == transactionId, let offer = TransactionOffer(signed) else { return self }
+        var copy = self
+        copy.offer = offer
+        return copy
     }
 
     /// The recordable transactions among `purchases`, once each, in purchase order.

@@ -220,5 +220,6 @@ public enum PurchaseSchema {
         CustomerNotesSchema.migration,
         ErasureSchema.migration,
         SortIndexSchema.migration,
+        TransactionOfferSchema.migration,
     ]
 }

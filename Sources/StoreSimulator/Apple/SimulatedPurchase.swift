@@ -30,6 +30,13 @@ public struct SimulatedPurchase: Sendable {
     public var price: Int64?
     /// ISO 4217 currency code.
     public var currency: String?
+    /// The offer that prices this purchase's own period (subscriptions): 1 introductory, 2
+    /// promotional, 3 offer code, 4 win-back; nil: none (a free trial is 1 with `FREE_TRIAL`).
+    public var offerType: Int64?
+    /// The offer's identifier (promotional offer id, offer code reference name).
+    public var offerIdentifier: String?
+    /// How the offer discounts this period: "FREE_TRIAL", "PAY_AS_YOU_GO", "PAY_UP_FRONT", "ONE_TIME".
+    public var offerDiscountType: String?
 
     /// A purchase of `productId` at `purchaseDate`.
     public init(productId: String, type: SimulatedProductType, purchaseDate: Date, expiresDate: Date? = nil,

@@ -29,6 +29,9 @@ extension SimulatorRecords {
         transaction.appAccountToken = purchase.appAccountToken?.lowercased()
         transaction.price = purchase.price
         transaction.currency = purchase.currency
+        transaction.offerType = purchase.offerType
+        transaction.offerIdentifier = purchase.offerIdentifier
+        transaction.offerDiscountType = purchase.offerDiscountType
         let orderId = purchase.orderId ?? newOrderId()
         transaction.orderId = orderId
         orders[orderId, default: []].append(id)

@@ -151,7 +151,8 @@ public final class SimulatorState: @unchecked Sendable {
     }
 
     /// Tells the simulator a subscription renewed: a new transaction of the original's newest
-    /// product, in its environment and account, filed under a new order id.
+    /// product, in its environment and account, filed under a new order id. The offer the
+    /// renewal info names (`redeemOffer`) prices this new period and is then used up.
     @discardableResult
     public func renew(originalTransactionId: String, newTransactionId: String? = nil, purchaseDate: Date,
                       expiresDate: Date) throws -> IssuedTransaction {
@@ -166,6 +167,17 @@ public final class SimulatorState: @unchecked Sendable {
             purchase.subscriptionGroupIdentifier = latest.subscriptionGroupIdentifier
             purchase.price = records.subscriptions[originalTransactionId]?.renewalPrice ?? latest.price
             purchase.currency = latest.currency
+            // The renewal info's offer is for this renewal: the new period carries it (its own
+            // transaction's offer), and it is used up; a period without one is priced as listed.
+            if let renewal = records.subscriptions[originalTransactionId], let offerType = renewal.offerType {
+                purchase.offerType = offerType
+                purchase.offerIdentifier = renewal.offerIdentifier
+                purchase.offerDiscountType = renewal.offerDiscountType
+                records.subscriptions[originalTransactionId]?.offerType = nil
+                records.subscriptions[originalTransactionId]?.offerIdentifier = nil
+                records.subscriptions[originalTransactionId]?.offerPeriod = nil
+                records.subscriptions[originalTransactionId]?.offerDiscountType = nil
+            }
             var renewed = try records.register(purchase, environment: latest.environment, account: latest.account, reason: "RENEWAL")
             // A 12-month commitment plan's renewal pays its next period, under the same plan.
             if let commitment = latest.commitment, commitment.billingPeriodNumber < commitment.totalBillingPeriods {

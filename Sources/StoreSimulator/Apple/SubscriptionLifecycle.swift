@@ -216,9 +216,11 @@ extension SimulatorState {
     }
 
     /// The customer redeemed an offer (`offerType` 1 introductory, 2 promotional, 3 offer code,
-    /// 4 win-back) for the current product: the newest transaction and the renewal info carry
-    /// it, with how it discounts (`offerDiscountType`, "FREE_TRIAL": the current period is free).
-    /// `OFFER_REDEEMED`.
+    /// 4 win-back) for the current subscription: as at Apple, it applies from the next renewal, so
+    /// the renewal info carries it (with how it discounts, `offerDiscountType`) and the current
+    /// period's transaction does not; the renewal's transaction will (`renew`). A purchase that
+    /// begins with an offer (a free trial) states it on its own `SimulatedPurchase`.
+    /// `OFFER_REDEEMED`, about the current transaction.
     @discardableResult
     public func redeemOffer(originalTransactionId: String, offerType: Int64, offerIdentifier: String?, offerDiscountType: String? = nil,
                             date: Date) throws -> MintedNotification {
@@ -226,16 +228,12 @@ extension SimulatorState {
             throw SimulatorError(.invalidRequest, "redeemOffer: offer type \(offerType) is not 1 (introductory), 2 (promotional), 3 (offer code) or 4 (win-back)")
         }
         let latest = try withRecords { records in
-            var latest = try records.subscription(originalTransactionId, "redeemOffer")
+            let latest = try records.subscription(originalTransactionId, "redeemOffer")
             var renewal = records.renewal(of: latest)
             renewal.offerType = offerType
             renewal.offerIdentifier = offerIdentifier
             if let offerDiscountType { renewal.offerDiscountType = offerDiscountType }
             records.subscriptions[originalTransactionId] = renewal
-            latest.offerType = offerType
-            latest.offerIdentifier = offerIdentifier
-            latest.offerDiscountType = offerDiscountType
-            records.transactions[latest.transactionId] = latest
             return latest
         }
         return try mintNotification(type: "OFFER_REDEEMED", transactionId: latest.transactionId, signedDate: date)
