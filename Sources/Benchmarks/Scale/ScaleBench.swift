@@ -117,6 +117,7 @@ enum ScaleBench {
         LedgerBenchCases.say("scale: db copy of \(label(transactions)) transactions to PostgreSQL…", progress)
         let copy = try DatabaseCopy.copy(from: database, to: target)
         try LedgerBenchCases.expect(copy.isVerified, "the copy to PostgreSQL does not verify")
+        report.notes.append("scale: db copy's steps: " + copy.phases.map { String(format: "%@ %.1f s", $0.name, $0.seconds) }.joined(separator: ", "))
         // The aim is 10 minutes for 10,000,000 transactions: 60 s per million.
         report.figures.append(LedgerFigure(name: scale + "PostgreSQL: db copy from SQLite (verified), s", value: copy.seconds,
                                            aim: .below(60 * Double(transactions) / 1_000_000)))

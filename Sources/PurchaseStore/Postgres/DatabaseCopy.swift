@@ -24,6 +24,8 @@ public struct DatabaseCopyReport: Sendable {
     /// Why a verified copy into PostgreSQL could not be vacuumed and analysed (the copy stands;
     /// autovacuum will do it later), nil when it was.
     public internal(set) var unsettled: String? = nil
+    /// Where the time went: each step of the copy and its seconds, in order.
+    public internal(set) var phases: [(name: String, seconds: Double)] = []
 
     /// True when every table arrived whole and the audit chain verifies.
     public var isVerified: Bool { tables.allSatisfy(\.isIdentical) && audit.isIntact && auditHeadMatches }
@@ -69,6 +71,7 @@ public enum DatabaseCopy {
             throw StoreError(.invalidInput, "the source and the target are the same database (\(source.location))")
         }
         try requireSameSchema(source, target)
+        var phases = PhaseClock()
         var counts: [String: Int64] = [:]
         var report: [DatabaseCopyReport.Table] = []
         var heads: (source: [SQLValue?]?, target: [SQLValue?]?) = (nil, nil)
@@ -79,7 +82,9 @@ public enum DatabaseCopy {
             guard sourceAudit.isIntact else {
                 throw StoreError(.auditBroken, "the audit log of \(source.location) does not verify (\(sourceAudit.problem ?? "")): not copied; run `receiptdesk audit --verify` there")
             }
+            phases.lap("verifying the source's audit chain")
             try target.writeTransaction {
+                counts = [:]
                 try (target as? PostgresDatabase)?.lockWriters()
                 for (table, _) in tables {
                     let rows = try count(target, table)
@@ -89,26 +94,40 @@ public enum DatabaseCopy {
                 }
                 let postgres = target as? PostgresDatabase
                 try postgres?.setChangeTriggers(enabled: false)
+                // Rows first, then the indexes and keys built over them all at once (same transaction).
+                let setAside = try postgres.map { try PostgresBulkLoad.setAside(tables.map(\.name), in: $0) }
                 for (table, order) in tables {
                     counts[table] = try copyTable(table, order: order, from: source, to: target)
                     progress?(table, counts[table] ?? 0)
                 }
+                phases.lap("copying the rows")
+                if let postgres, let setAside {
+                    try setAside.restore(tables.map(\.name), in: postgres)
+                    phases.lap("building indexes and checking keys")
+                }
                 if let postgres { try continueIdentities(postgres) }
                 try postgres?.setChangeTriggers(enabled: true)
             }
+            phases.lap("committing")
             // Verified while the source is still held: the state that was copied is the one compared.
             for ((table, _), (sourceDigest, targetDigest)) in zip(tables, try digests(source, target)) {
                 report.append(.init(name: table, sourceRows: sourceDigest.rows, targetRows: targetDigest.rows,
                                     contentsMatch: sourceDigest == targetDigest))
             }
+            phases.lap("comparing every row")
             let head = "SELECT seq, hash FROM audit_head WHERE id = 1"
             heads = (try source.queryFirst(head, []).map { [$0["seq"], $0["hash"]] }, try target.queryFirst(head, []).map { [$0["seq"], $0["hash"]] })
             targetAudit = try AuditLog.verify(target)
+            phases.lap("verifying the target's audit chain")
         }
         var copy = DatabaseCopyReport(source: source.location, target: target.location, tables: report, audit: targetAudit,
                                       auditHeadMatches: heads.source == heads.target, seconds: 0)
-        if copy.isVerified, let postgres = target as? PostgresDatabase { copy.unsettled = settle(postgres) }
+        if copy.isVerified, let postgres = target as? PostgresDatabase {
+            copy.unsettled = settle(postgres)
+            phases.lap("vacuuming and analysing")
+        }
         copy.seconds = Date().timeIntervalSince(start)
+        copy.phases = phases.laps
         return copy
     }
 
@@ -144,6 +163,19 @@ public enum DatabaseCopy {
             return failure.message
         } catch {
             return "\(error)"
+        }
+    }
+
+    /// Times the steps of a copy, one after another.
+    struct PhaseClock {
+        private var last = Date()
+        private(set) var laps: [(name: String, seconds: Double)] = []
+
+        /// Ends the step under way, named `name`.
+        mutating func lap(_ name: String) {
+            let now = Date()
+            laps.append((name, now.timeIntervalSince(last)))
+            last = now
         }
     }
 
@@ -256,97 +288,5 @@ public enum DatabaseCopy {
                 SELECT setval(pg_get_serial_sequence('\(table)', '\(column)'), coalesce(max(\(column)), 0) + 1, false) AS v FROM \(table)
                 """, [])
         }
-    }
-}
-
-/// Reads a table in pages without OFFSET: by key ranges, or (no key) one group of customers at a time.
-enum RowPager {
-    static func forEachPage(_ table: String, order: [String], in database: SQLDatabase, pageSize: Int,
-                            _ body: ([SQLRow]) throws -> Void) throws {
-        guard let key = order.first else {
-            // entitlements: rows of up to pageSize customers at a time.
-            var after = ""
-            while true {
-                let customers = try database.query("""
-                    SELECT DISTINCT customer_id FROM \(table) WHERE customer_id > ? ORDER BY customer_id LIMIT ?
-                    """, [.text(after), .integer(Int64(pageSize))]).compactMap { $0.string("customer_id") }
-                guard let first = customers.first, let last = customers.last else { return }
-                let rows = try database.query("SELECT * FROM \(table) WHERE customer_id >= ? AND customer_id <= ?", [.text(first), .text(last)])
-                try body(rows)
-                after = last
-                if customers.count < pageSize { return }
-            }
-        }
-        var after: SQLValue?
-        while true {
-            let rows = try database.query(
-                "SELECT * FROM \(table)" + (after == nil ? "" : " WHERE \(key) > ?") + " ORDER BY \(key) LIMIT ?",
-                (after.map { [$0] } ?? []) + [.integer(Int64(pageSize))])
-            guard let last = rows.last else { return }
-            try body(rows)
-            after = last[key]
-            if rows.count < pageSize { return }
-        }
-    }
-}
-
-/// An order-independent digest of a table's rows (the sum of each row's SHA-256 prefix), so two
-/// backends that sort text differently still agree on equal contents. A row's material is each
-/// column, in name order: the name's length and bytes, the value's kind, its length and bytes.
-struct RowDigest: Equatable {
-    var rows: Int64 = 0
-    var sumHigh: UInt64 = 0
-    var sumLow: UInt64 = 0
-
-    static func of(_ table: String, order: [String], in database: SQLDatabase) throws -> RowDigest {
-        var digest = RowDigest()
-        var material: [UInt8] = []
-        try RowPager.forEachPage(table, order: order, in: database, pageSize: 1_000) { rows in
-            digest.add(page: rows, material: &material)
-        }
-        return digest
-    }
-
-    /// Adds every row of `rows`; `material` is scratch space.
-    mutating func add(page rows: [SQLRow], material: inout [UInt8]) {
-        // The rows of a page come from one statement: one column order for all of them.
-        var columns: [String] = []
-        var byName: [(index: Int, name: [UInt8])] = []
-        for row in rows {
-            if row.columns != columns {
-                columns = row.columns
-                byName = columns.indices.sorted { columns[$0] < columns[$1] }.map { ($0, Array(columns[$0].utf8)) }
-            }
-            add(row, byName: byName, material: &material)
-        }
-    }
-
-    /// Adds `row`, its columns taken in `byName` order (their positions and names, sorted by
-    /// name); `material` is scratch space.
-    private mutating func add(_ row: SQLRow, byName: [(index: Int, name: [UInt8])], material: inout [UInt8]) {
-        material.removeAll(keepingCapacity: true)
-        for (index, name) in byName {
-            Self.appendField(name, kind: 0, to: &material)
-            switch row.values[index] {
-            case .null: material.append(1)
-            case .integer(let number): Self.appendField(String(number).utf8, kind: 2, to: &material)
-            case .real(let number): Self.appendField("\(number)".utf8, kind: 3, to: &material)
-            case .text(var text): text.withUTF8 { Self.appendField($0, kind: 4, to: &material) }
-            case .blob(let bytes): bytes.withUnsafeBufferPointer { Self.appendField($0, kind: 5, to: &material) }
-            }
-        }
-        let hash = DigestAlgorithm.sha256.hash(material)
-        let high = hash.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-        let low = hash.dropFirst(8).prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-        rows += 1
-        sumHigh = sumHigh &+ high
-        sumLow = sumLow &+ low
-    }
-
-    /// The kind, the length (8 bytes, little-endian) and the bytes: no two rows' fields read alike.
-    private static func appendField<Bytes: Collection<UInt8>>(_ bytes: Bytes, kind: UInt8, to material: inout [UInt8]) {
-        material.append(kind)
-        withUnsafeBytes(of: UInt64(bytes.count).littleEndian) { material.append(contentsOf: $0) }
-        material.append(contentsOf: bytes)
     }
 }

@@ -1,0 +1,63 @@
+import Foundation
+import ReceiptCore
+
+/// An order-independent digest of a table's rows (the sum of each row's SHA-256 prefix), so two
+/// backends that sort text differently still agree on equal contents. A row's material is each
+/// column, in name order: the name's length and bytes, the value's kind, its length and bytes.
+struct RowDigest: Equatable {
+    var rows: Int64 = 0
+    var sumHigh: UInt64 = 0
+    var sumLow: UInt64 = 0
+
+    static func of(_ table: String, order: [String], in database: SQLDatabase) throws -> RowDigest {
+        var digest = RowDigest()
+        var material: [UInt8] = []
+        try RowPager.forEachPage(table, order: order, in: database, pageSize: 1_000) { rows in
+            digest.add(page: rows, material: &material)
+        }
+        return digest
+    }
+
+    /// Adds every row of `rows`; `material` is scratch space.
+    mutating func add(page rows: [SQLRow], material: inout [UInt8]) {
+        // The rows of a page come from one statement: one column order for all of them.
+        var columns: [String] = []
+        var byName: [(index: Int, name: [UInt8])] = []
+        for row in rows {
+            if row.columns != columns {
+                columns = row.columns
+                byName = columns.indices.sorted { columns[$0] < columns[$1] }.map { ($0, Array(columns[$0].utf8)) }
+            }
+            add(row, byName: byName, material: &material)
+        }
+    }
+
+    /// Adds `row`, its columns taken in `byName` order (their positions and names, sorted by
+    /// name); `material` is scratch space.
+    private mutating func add(_ row: SQLRow, byName: [(index: Int, name: [UInt8])], material: inout [UInt8]) {
+        material.removeAll(keepingCapacity: true)
+        for (index, name) in byName {
+            Self.appendField(name, kind: 0, to: &material)
+            switch row.values[index] {
+            case .null: material.append(1)
+            case .integer(let number): Self.appendField(String(number).utf8, kind: 2, to: &material)
+            case .real(let number): Self.appendField("\(number)".utf8, kind: 3, to: &material)
+            case .text(var text): text.withUTF8 { Self.appendField($0, kind: 4, to: &material) }
+            case .blob(let bytes): bytes.withUnsafeBufferPointer { Self.appendField($0, kind: 5, to: &material) }
+            }
+        }
+        let hash = DigestAlgorithm.sha256.hash(material)
+        let high = hash.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        let low = hash.dropFirst(8).prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        rows += 1
+        sumHigh = sumHigh &+ high
+        sumLow = sumLow &+ low
+    }
+
+    /// The kind, the length (8 bytes, little-endian) and the bytes: no two rows' fields read alike.
+    private static func appendField<Bytes: Collection<UInt8>>(_ bytes: Bytes, kind: UInt8, to material: inout [UInt8]) {
+        material.append(kind)
+        withUnsafeBytes(of: UInt64(bytes.count).littleEndian) { material.append(contentsOf: $0) }
+        material.append(contentsOf: bytes)
+    }
+}
