@@ -129,6 +129,9 @@ enum DatabaseCommand {
                 ("source", .string(report.source)), ("target", .string(report.target)), ("verified", .bool(report.isVerified)),
                 ("rows", .int(report.rowsCopied)), ("seconds", .double((report.seconds * 1_000).rounded() / 1_000)),
                 ("vacuumFailed", .string(report.unsettled)),
+                ("steps", .array(report.phases.map { step in
+                    .object([("name", .string(step.name)), ("seconds", .double((step.seconds * 1_000).rounded() / 1_000))])
+                })),
                 ("tables", .array(report.tables.map { table in
                     .object([("name", .string(table.name)), ("source", .int(table.sourceRows)), ("target", .int(table.targetRows)),
                              ("contentsMatch", .bool(table.contentsMatch))])

@@ -56,4 +56,32 @@ struct RowDigestTests {
         }
         #expect(Self.digest(Self.rows, columns: ["id", "name", "raw", "score", "memo"]) != base, "a renamed column went unseen")
     }
+
+    /// `db copy` from SQLite digests and encodes each row straight from SQLite's buffers; that
+    /// must give what the rows built by `query` give (the path the target is read by), for every
+    /// kind of value SQLite can hold, whatever the column's declared type.
+    @Test func aRowReadInPlaceDigestsAndEncodesAsTheBuiltRow() throws {
+        let scratch = try ScratchDatabase(.sqlite)
+        let database = try #require(try scratch.open() as? SQLiteDatabase)
+        try database.execute("CREATE TABLE odd (id INTEGER PRIMARY KEY, name TEXT, raw BLOB, score REAL, note)", [])
+        let rows: [[SQLValue]] = Self.rows + [
+            [.integer(Int64.min), .text(""), .null, .null, .integer(-7)],
+            [.integer(5), .text("tab\there\nnew\r\\N \\. 王小明 \u{1F600}"), .blob(Array(0...255)), .real(1e-5), .real(2.5)],
+            [.integer(6), .null, .blob([0x5c, 0x0a, 0x09]), .integer(3), .blob([])],
+        ]
+        for row in rows { try database.execute("INSERT INTO odd VALUES (?, ?, ?, ?, ?)", row) }
+        var inPlace = RowDigest()
+        var material: [UInt8] = []
+        var encoded = PostgresCopyText()
+        try database.forEachCellRow("SELECT * FROM odd") { columns, row in
+            try inPlace.add(row, byName: RowDigest.byName(columns), material: &material)
+            try encoded.append(row)
+        }
+        #expect(inPlace.rows == Int64(rows.count))
+        #expect(inPlace == (try RowDigest.of("odd", order: ["id"], in: database)))
+        var built = PostgresCopyText()
+        for row in try database.query("SELECT * FROM odd", []) { try built.append(row.values) }
+        #expect(encoded.bytes == built.bytes)
+        #expect(String(decoding: encoded.bytes, as: UTF8.self).contains("\\\\x5c0a09\t"))
+    }
 }

@@ -73,6 +73,8 @@ public enum DatabaseCopy {
         try requireSameSchema(source, target)
         var phases = PhaseClock()
         var counts: [String: Int64] = [:]
+        // Each table's digest, worked out as its rows were read (when the source is SQLite).
+        var streamed: [String: RowDigest] = [:]
         var report: [DatabaseCopyReport.Table] = []
         var heads: (source: [SQLValue?]?, target: [SQLValue?]?) = (nil, nil)
         var targetAudit = AuditVerification(checked: 0, problem: nil)
@@ -85,6 +87,7 @@ public enum DatabaseCopy {
             phases.lap("verifying the source's audit chain")
             try target.writeTransaction {
                 counts = [:]
+                streamed = [:]
                 try (target as? PostgresDatabase)?.lockWriters()
                 for (table, _) in tables {
                     let rows = try count(target, table)
@@ -97,7 +100,11 @@ public enum DatabaseCopy {
                 // Rows first, then the indexes and keys built over them all at once (same transaction).
                 let setAside = try postgres.map { try PostgresBulkLoad.setAside(tables.map(\.name), in: $0) }
                 for (table, order) in tables {
-                    counts[table] = try copyTable(table, order: order, from: source, to: target)
+                    if let postgres, let sqlite = source as? SQLiteDatabase {
+                        (counts[table], streamed[table]) = try copyTable(table, from: sqlite, to: postgres)
+                    } else {
+                        counts[table] = try copyTable(table, order: order, from: source, to: target)
+                    }
                     progress?(table, counts[table] ?? 0)
                 }
                 phases.lap("copying the rows")
@@ -110,15 +117,29 @@ public enum DatabaseCopy {
             }
             phases.lap("committing")
             // Verified while the source is still held: the state that was copied is the one compared.
-            for ((table, _), (sourceDigest, targetDigest)) in zip(tables, try digests(source, target)) {
+            let compared: [(RowDigest, RowDigest)]
+            let known = tables.compactMap { streamed[$0.name] }
+            if let postgres = target as? PostgresDatabase, known.count == tables.count {
+                // The source was digested as it was read: the target's rows and its audit chain
+                // are read side by side, on two sessions.
+                let sibling = try postgres.openSibling()
+                let (found, audit) = try sideBySide({ try tables.map { try RowDigest.of($0.name, order: $0.order, in: target) } },
+                                                    { try AuditLog.verify(sibling) })
+                compared = Array(zip(known, found))
+                targetAudit = audit
+            } else {
+                let (sourceDigests, targetDigests) = try sideBySide({ try tables.map { try RowDigest.of($0.name, order: $0.order, in: source) } },
+                                                                    { try tables.map { try RowDigest.of($0.name, order: $0.order, in: target) } })
+                compared = Array(zip(sourceDigests, targetDigests))
+                targetAudit = try AuditLog.verify(target)
+            }
+            for ((table, _), (sourceDigest, targetDigest)) in zip(tables, compared) {
                 report.append(.init(name: table, sourceRows: sourceDigest.rows, targetRows: targetDigest.rows,
                                     contentsMatch: sourceDigest == targetDigest))
             }
-            phases.lap("comparing every row")
             let head = "SELECT seq, hash FROM audit_head WHERE id = 1"
             heads = (try source.queryFirst(head, []).map { [$0["seq"], $0["hash"]] }, try target.queryFirst(head, []).map { [$0["seq"], $0["hash"]] })
-            targetAudit = try AuditLog.verify(target)
-            phases.lap("verifying the target's audit chain")
+            phases.lap("comparing every row and verifying the target's audit chain")
         }
         var copy = DatabaseCopyReport(source: source.location, target: target.location, tables: report, audit: targetAudit,
                                       auditHeadMatches: heads.source == heads.target, seconds: 0)
@@ -131,22 +152,19 @@ public enum DatabaseCopy {
         return copy
     }
 
-    /// Each table's digest in `source` and in `target`, worked out side by side: one thread reads
-    /// each database (separate sessions), so the check takes as long as the slower side.
-    static func digests(_ source: SQLDatabase, _ target: SQLDatabase) throws -> [(RowDigest, RowDigest)] {
-        /// One side's database and what its thread found (written by that thread only, read
-        /// after `concurrentPerform` returns).
-        final class Side: @unchecked Sendable {
-            let database: SQLDatabase
-            var found: Result<[RowDigest], Error> = .success([])
-            init(_ database: SQLDatabase) { self.database = database }
+    /// Runs `first` and `second` at once, on two threads (each with a database session of its
+    /// own), so the pair takes as long as the slower one; both results, or the first one's error.
+    static func sideBySide<A, B>(_ first: () throws -> A, _ second: () throws -> B) throws -> (A, B) {
+        return try withoutActuallyEscaping(first) { first in
+            try withoutActuallyEscaping(second) { second in
+                let jobs = SideBySideJobs(first, second)
+                DispatchQueue.concurrentPerform(iterations: 2) { index in
+                    if index == 0 { jobs.a = Result { try jobs.first() } } else { jobs.b = Result { try jobs.second() } }
+                }
+                guard let a = jobs.a, let b = jobs.b else { throw StoreError(.sql, "db copy: a verification thread did not finish") }
+                return (try a.get(), try b.get())
+            }
         }
-        let sides = [Side(source), Side(target)]
-        DispatchQueue.concurrentPerform(iterations: sides.count) { index in
-            let side = sides[index]
-            side.found = Result { try tables.map { try RowDigest.of($0.name, order: $0.order, in: side.database) } }
-        }
-        return Array(zip(try sides[0].found.get(), try sides[1].found.get()))
     }
 
     /// Brings the copy to the state queries expect of a settled database: planner statistics,
@@ -281,6 +299,39 @@ public enum DatabaseCopy {
         }
     }
 
+    /// `copyTable` from SQLite into PostgreSQL, the fast way: one scan of the table in its
+    /// storage order (one statement in the read snapshot, no paging: nothing is sorted or looked
+    /// up), each row encoded for COPY straight from SQLite's buffers and added to the table's
+    /// digest on the way, so the source need not be read again to be compared. Returns the rows
+    /// copied and their digest.
+    private static func copyTable(_ table: String, from source: SQLiteDatabase, to target: PostgresDatabase) throws -> (Int64, RowDigest) {
+        var stream: PostgresCopyStream?
+        var sent: Int64 = 0
+        var digest = RowDigest()
+        var material: [UInt8] = []
+        var byName: [(index: Int, name: [UInt8])] = []
+        do {
+            try source.forEachCellRow("SELECT * FROM \(table)") { columns, row in
+                if stream == nil {
+                    stream = try target.beginCopy(into: table, columns: columns)
+                    byName = RowDigest.byName(columns)
+                }
+                guard let copy = stream else { return }
+                try copy.send(row)
+                try digest.add(row, byName: byName, material: &material)
+                sent += 1
+            }
+            let stored = Int64(try stream?.finish() ?? 0)
+            guard stored == sent else {
+                throw StoreError(.sql, "PostgreSQL at \(target.location) stored \(Plural.of(stored, "row")) of \(table), \(sent) \(sent == 1 ? "was" : "were") sent")
+            }
+            return (stored, digest)
+        } catch {
+            stream?.abandon(because: "the copy of \(table) failed")
+            throw error
+        }
+    }
+
     /// Moves each identity counter past the largest copied id, so new rows get new ids.
     private static func continueIdentities(_ database: PostgresDatabase) throws {
         for (table, column) in identities {
@@ -288,5 +339,19 @@ public enum DatabaseCopy {
                 SELECT setval(pg_get_serial_sequence('\(table)', '\(column)'), coalesce(max(\(column)), 0) + 1, false) AS v FROM \(table)
                 """, [])
         }
+    }
+}
+
+/// `DatabaseCopy.sideBySide`'s two jobs and what they found (each slot written by its thread
+/// only, read after both threads are done).
+private final class SideBySideJobs<A, B>: @unchecked Sendable {
+    let first: () throws -> A
+    let second: () throws -> B
+    var a: Result<A, Error>?
+    var b: Result<B, Error>?
+
+    init(_ first: @escaping () throws -> A, _ second: @escaping () throws -> B) {
+        self.first = first
+        self.second = second
     }
 }

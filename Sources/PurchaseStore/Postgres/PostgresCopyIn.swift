@@ -18,19 +18,28 @@ struct PostgresCopyText {
 
     /// Appends one row. Refuses text holding a NUL (`NULCharacter`), leaving the text as it was.
     mutating func append(_ values: [SQLValue]) throws {
+        try append(SQLValueCells(values: values))
+    }
+
+    /// Appends one row read in place (no value is built on the way). Refuses text holding a
+    /// NUL (`NULCharacter`), leaving the text as it was.
+    mutating func append<Row: SQLCellRow>(_ row: Row) throws {
         let start = bytes.count
-        for (index, value) in values.enumerated() {
+        for index in 0..<row.count {
             if index > 0 { bytes.append(UInt8(ascii: "\t")) }
-            switch value {
-            case .null: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "N")])
-            case .integer(let number): bytes.append(contentsOf: String(number).utf8)
-            case .real(let number): bytes.append(contentsOf: "\(number)".utf8)
-            case .text(let text):
-                guard appendEscaped(text) else {
-                    bytes.removeSubrange(start...)
-                    throw NULCharacter(column: index)
+            let complete = try row.withCell(index) { cell -> Bool in
+                switch cell {
+                case .null: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "N")])
+                case .integer(let number): appendDecimal(number)
+                case .real(let number): bytes.append(contentsOf: "\(number)".utf8)
+                case .text(let text): return appendEscaped(text)
+                case .blob(let blob): appendHex(blob)
                 }
-            case .blob(let blob): appendHex(blob)
+                return true
+            }
+            guard complete else {
+                bytes.removeSubrange(start...)
+                throw NULCharacter(column: index)
             }
         }
         bytes.append(UInt8(ascii: "\n"))
@@ -38,37 +47,63 @@ struct PostgresCopyText {
 
     mutating func removeAll() { bytes.removeAll(keepingCapacity: true) }
 
-    /// Appends `text` escaped; false (and part of it appended) when it holds a NUL.
-    private mutating func appendEscaped(_ text: String) -> Bool {
-        var text = text
-        return text.withUTF8 { utf8 in
-            var start = 0
-            for (offset, byte) in utf8.enumerated() {
-                let escape: UInt8
-                switch byte {
-                case UInt8(ascii: "\\"): escape = UInt8(ascii: "\\")
-                case UInt8(ascii: "\n"): escape = UInt8(ascii: "n")
-                case UInt8(ascii: "\r"): escape = UInt8(ascii: "r")
-                case UInt8(ascii: "\t"): escape = UInt8(ascii: "t")
-                case 0: return false
-                default: continue
-                }
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<offset]))
-                bytes.append(contentsOf: [UInt8(ascii: "\\"), escape])
-                start = offset + 1
-            }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...]))
-            return true
+    /// Appends `number` in decimal, as `String(number)` writes it.
+    private mutating func appendDecimal(_ number: Int64) {
+        if number < 0 { bytes.append(UInt8(ascii: "-")) }
+        var magnitude = number.magnitude
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: room for 20 digits
+        let count = withUnsafeMutableBytes(of: &digits) { buffer -> Int in
+            var end = buffer.count
+            repeat {
+                end -= 1
+                buffer[end] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            return end
         }
+        withUnsafeBytes(of: &digits) { bytes.append(contentsOf: $0[count...]) }
     }
 
-    private static let hexDigits = Array("0123456789abcdef".utf8)
+    /// Appends `text` escaped; false (and part of it appended) when it holds a NUL.
+    private mutating func appendEscaped(_ utf8: UnsafeRawBufferPointer) -> Bool {
+        var start = 0
+        for offset in 0..<utf8.count {
+            let escape: UInt8
+            switch utf8[offset] {
+            case UInt8(ascii: "\\"): escape = UInt8(ascii: "\\")
+            case UInt8(ascii: "\n"): escape = UInt8(ascii: "n")
+            case UInt8(ascii: "\r"): escape = UInt8(ascii: "r")
+            case UInt8(ascii: "\t"): escape = UInt8(ascii: "t")
+            case 0: return false
+            default: continue
+            }
+            bytes.append(contentsOf: utf8[start..<offset])
+            bytes.append(contentsOf: [UInt8(ascii: "\\"), escape])
+            start = offset + 1
+        }
+        bytes.append(contentsOf: utf8[start...])
+        return true
+    }
 
-    private mutating func appendHex(_ blob: [UInt8]) {
+    /// Each byte's two hex digits, as one little-endian UInt16 (the first digit in the low byte).
+    private static let hexPairs: [UInt16] = (0..<256).map { byte in
+        let digits = Array("0123456789abcdef".utf8)
+        return UInt16(digits[byte >> 4]) | UInt16(digits[byte & 0x0f]) << 8
+    }
+
+    private mutating func appendHex(_ blob: UnsafeRawBufferPointer) {
         bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\"), UInt8(ascii: "x")])
-        for byte in blob {
-            bytes.append(Self.hexDigits[Int(byte >> 4)])
-            bytes.append(Self.hexDigits[Int(byte & 0x0f)])
+        let start = bytes.count
+        bytes.append(contentsOf: repeatElement(0, count: blob.count * 2))
+        Self.hexPairs.withUnsafeBufferPointer { pairs in
+            bytes.withUnsafeMutableBytes { output in
+                var at = start
+                for byte in blob {
+                    let pair = pairs[Int(byte)].littleEndian
+                    output.storeBytes(of: pair, toByteOffset: at, as: UInt16.self)
+                    at += 2
+                }
+            }
         }
     }
 }
@@ -98,21 +133,36 @@ final class PostgresCopyStream {
     /// Adds `values` (in `columns` order) to the copy. A text value holding a NUL ends the copy
     /// with an error naming the table, the row (its first column) and the column.
     func send(_ values: [SQLValue]) throws {
+        try send(SQLValueCells(values: values))
+    }
+
+    /// Adds a row read in place (its values in `columns` order), as `send(_ values:)` does.
+    func send<Row: SQLCellRow>(_ row: Row) throws {
         do {
-            try text.append(values)
+            try text.append(row)
         } catch let nul as PostgresCopyText.NULCharacter {
             abandon(because: "a value holds a NUL character")
             let column = nul.column < columns.count ? columns[nul.column] : "\(nul.column + 1)"
-            throw StoreError(.invalidInput, "\(table) row \(Self.rowName(columns, values)): \(column) holds a NUL character, which PostgreSQL text cannot store")
+            let first = row.count > 0 ? try row.withCell(0, Self.value) : .null
+            throw StoreError(.invalidInput, "\(table) row \(Self.rowName(columns, first)): \(column) holds a NUL character, which PostgreSQL text cannot store")
         }
         if text.bytes.count >= Self.chunkBytes { try flush() }
     }
 
+    /// A cell's value, for naming its row.
+    private static func value(_ cell: SQLCell) -> SQLValue {
+        switch cell {
+        case .integer(let number): return .integer(number)
+        case .text(let bytes): return .text(String(decoding: bytes, as: UTF8.self))
+        default: return .null
+        }
+    }
+
     /// The row by its first column (the key of every copied table but `entitlements`), written
     /// visibly: "customer_id \"alice\"".
-    private static func rowName(_ columns: [String], _ values: [SQLValue]) -> String {
-        guard let column = columns.first, let value = values.first else { return "?" }
-        switch value {
+    private static func rowName(_ columns: [String], _ first: SQLValue) -> String {
+        guard let column = columns.first else { return "?" }
+        switch first {
         case .integer(let number): return "\(column) \(number)"
         case .text(let text): return "\(column) \(String(text.prefix(64)).debugDescription)"
         default: return column

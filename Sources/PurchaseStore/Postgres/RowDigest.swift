@@ -26,24 +26,32 @@ struct RowDigest: Equatable {
         for row in rows {
             if row.columns != columns {
                 columns = row.columns
-                byName = columns.indices.sorted { columns[$0] < columns[$1] }.map { ($0, Array(columns[$0].utf8)) }
+                byName = Self.byName(columns)
             }
-            add(row, byName: byName, material: &material)
+            // A built row's cells cannot fail to be read.
+            try? add(SQLValueCells(values: row.values), byName: byName, material: &material)
         }
+    }
+
+    /// The positions and names of `columns`, sorted by name: the order a row's material takes.
+    static func byName(_ columns: [String]) -> [(index: Int, name: [UInt8])] {
+        columns.indices.sorted { columns[$0] < columns[$1] }.map { ($0, Array(columns[$0].utf8)) }
     }
 
     /// Adds `row`, its columns taken in `byName` order (their positions and names, sorted by
     /// name); `material` is scratch space.
-    private mutating func add(_ row: SQLRow, byName: [(index: Int, name: [UInt8])], material: inout [UInt8]) {
+    mutating func add<Row: SQLCellRow>(_ row: Row, byName: [(index: Int, name: [UInt8])], material: inout [UInt8]) throws {
         material.removeAll(keepingCapacity: true)
         for (index, name) in byName {
             Self.appendField(name, kind: 0, to: &material)
-            switch row.values[index] {
-            case .null: material.append(1)
-            case .integer(let number): Self.appendField(String(number).utf8, kind: 2, to: &material)
-            case .real(let number): Self.appendField("\(number)".utf8, kind: 3, to: &material)
-            case .text(var text): text.withUTF8 { Self.appendField($0, kind: 4, to: &material) }
-            case .blob(let bytes): bytes.withUnsafeBufferPointer { Self.appendField($0, kind: 5, to: &material) }
+            try row.withCell(index) { cell in
+                switch cell {
+                case .null: material.append(1)
+                case .integer(let number): Self.appendField(String(number).utf8, kind: 2, to: &material)
+                case .real(let number): Self.appendField("\(number)".utf8, kind: 3, to: &material)
+                case .text(let bytes): Self.appendField(bytes, kind: 4, to: &material)
+                case .blob(let bytes): Self.appendField(bytes, kind: 5, to: &material)
+                }
             }
         }
         let hash = DigestAlgorithm.sha256.hash(material)
