@@ -60,22 +60,30 @@ enum PostgresRowDecoder {
     /// Decodes `bytea` hex output (`\x0a1b…`); nil when it is not in that form.
     static func hexBytes(_ bytes: UnsafeRawBufferPointer) -> [UInt8]? {
         guard bytes.count >= 2, bytes[0] == UInt8(ascii: "\\"), bytes[1] == UInt8(ascii: "x"), bytes.count % 2 == 0 else { return nil }
-        func nibble(_ byte: UInt8) -> UInt8? {
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
-            default: return nil
+        let count = bytes.count / 2 - 1
+        var valid = true
+        let output = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            nibbles.withUnsafeBufferPointer { nibbles in
+                var combined: UInt8 = 0  // any invalid digit sets the high bit here
+                for index in 0..<count {
+                    let high = nibbles[Int(bytes[2 + 2 * index])], low = nibbles[Int(bytes[3 + 2 * index])]
+                    combined |= high | low
+                    buffer[index] = high << 4 | (low & 0x0f)
+                }
+                valid = combined & 0x80 == 0
             }
+            initialized = count
         }
-        var output: [UInt8] = []
-        output.reserveCapacity(bytes.count / 2 - 1)
-        var index = 2
-        while index < bytes.count {
-            guard let high = nibble(bytes[index]), let low = nibble(bytes[index + 1]) else { return nil }
-            output.append(high << 4 | low)
-            index += 2
+        return valid ? output : nil
+    }
+
+    /// Each byte's value as a hex digit (either case), 0xff when it is not one.
+    private static let nibbles: [UInt8] = (0..<256).map { byte in
+        switch UInt8(byte) {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return UInt8(byte) - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return UInt8(byte) - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return UInt8(byte) - UInt8(ascii: "A") + 10
+        default: return 0xff
         }
-        return output
     }
 }
