@@ -63,7 +63,7 @@ extension CommandTable {
             .flag("--json", "the report as JSON"),
         ], examples: ["receiptdesk db copy --from purchases.sqlite --to postgres://receiptdesk@db/purchases"],
                     notes: [
-                      "The source is read inside one snapshot (others keep working), PostgreSQL is written with COPY, every table's rows and contents are compared on both sides, and a target that did not verify is removed or emptied.",
+                      "The source is read inside one snapshot (others keep working), PostgreSQL is written with COPY in one transaction that builds the keys, foreign keys and indexes after the rows (others wait for the target's tables until it commits), every table's rows and contents are compared on both sides, and a target that did not verify is removed or emptied.",
                     ]),
         CommandSpec(path: "db bench", arguments: "--postgres URL", summary: "import throughput and lookups on PostgreSQL beside SQLite", options: [
             .value("--postgres", "URL", "a database the benchmark may fill", example: "--postgres postgres://bench@127.0.0.1/bench"),
