@@ -78,4 +78,29 @@ struct PostgresBulkLoadTests {
         #expect(again.isVerified, "\(again.tables.filter { !$0.isIdentical })")
         if backend == .postgres { #expect(try Self.structures(target) == before) }
     }
+
+    /// After a copy from SQLite the target is read back on two sessions, table by table: it
+    /// finds each table's digest as the source's own reading gives it, and sees a value changed
+    /// on the target afterwards, and an entry of its audit chain altered.
+    @Test(.enabled(if: PostgresTestServer.url != nil, PostgresTestServer.skipped))
+    func theTargetIsReadBackWholeOnTwoSessions() throws {
+        let source = try BackendLedgerFixture(.sqlite)
+        try PostgresCopyTests.populate(source)
+        let scratch = try ScratchDatabase(.postgres)
+        let target = try #require(try scratch.open() as? PostgresDatabase)
+        #expect(try DatabaseCopy.copy(from: source.database, to: target).isVerified)
+        let tables = DatabaseCopy.tables
+        let expected = try tables.map { try RowDigest.of($0.name, order: $0.order, in: source.database) }
+        let clean = try TargetCheck.run(tables, rows: [:], on: target)
+        #expect(clean.digests == expected)
+        #expect(clean.audit.isIntact)
+        #expect(clean.audit.checked == (try AuditLog.verify(source.database).checked))
+
+        try target.execute("UPDATE transactions SET product_id = 'com.example.other' WHERE transaction_id = '1000'", [])
+        try target.execute("UPDATE audit_log SET operator = 'ghost' WHERE seq = 2", [])
+        let changed = try TargetCheck.run(tables, rows: ["transactions": 10], on: target)
+        let differing = zip(tables, zip(changed.digests, expected)).filter { $0.1.0 != $0.1.1 }.map(\.0.name)
+        #expect(differing == ["transactions", "audit_log"])
+        #expect(changed.audit.problem?.contains("entry 2 was altered") == true, "\(String(describing: changed.audit.problem))")
+    }
 }

@@ -121,10 +121,8 @@ public enum DatabaseCopy {
             let known = tables.compactMap { streamed[$0.name] }
             if let postgres = target as? PostgresDatabase, known.count == tables.count {
                 // The source was digested as it was read: the target's rows and its audit chain
-                // are read side by side, on two sessions.
-                let sibling = try postgres.openSibling()
-                let (found, audit) = try sideBySide({ try tables.map { try RowDigest.of($0.name, order: $0.order, in: target) } },
-                                                    { try AuditLog.verify(sibling) })
+                // are read back on two sessions at once.
+                let (found, audit) = try TargetCheck.run(tables, rows: counts, on: postgres)
                 compared = Array(zip(known, found))
                 targetAudit = audit
             } else {
