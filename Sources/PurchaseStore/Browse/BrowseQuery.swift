@@ -65,6 +65,14 @@ struct BrowseQuery: Sendable {
     var key: String { "\(tableName).\(keyColumn)" }
 
     /// The columns a row of this list needs (never a receipt's raw bytes or decoded JSON).
+    /// The same rows with the lookups as one predicate (no source): for a walk in key order.
+    var walkingLookups: BrowseQuery {
+        var walked = self
+        walked.sources = []
+        walked.predicates = [SQLCondition.any(sources)] + predicates
+        return walked
+    }
+
     var columns: String {
         switch table {
         case .customers: return "customer_id, is_tester, display_name, email, created_at"

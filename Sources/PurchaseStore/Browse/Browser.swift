@@ -23,12 +23,11 @@ public struct Browser {
     public func page(_ table: BrowseTable, filter: BrowseFilter = BrowseFilter(), cursor: PageCursor, limit: Int,
                      sort: BrowseSort? = nil) throws -> BrowsePage {
         let limit = max(1, min(limit, BrowseLimits.maxPage))
-        let unplanned = BrowseQuery(table, filter, database.dialect)
-        let query = try planned(unplanned)
+        let query = try planned(BrowseQuery(table, filter, database.dialect))
         let wanted = sort ?? .own(table)
         var note: String?
         if wanted.column != .id, let column = wanted.sqlColumn(table) {
-            note = try sortRefusal(unplanned, query, wanted)
+            note = try sortRefusal(query, wanted)
             if note == nil {
                 let (rows, reversed) = try sortedRows(query, wanted, column: column, cursor: cursor, limit: limit + 1)
                 return try finish(table, query, filter: filter, rows: rows, reversed: reversed, limit: limit, scannedThrough: nil, sort: wanted, note: nil)
@@ -121,10 +120,7 @@ public struct Browser {
             // keys first, else gathered (`ClusteredLookups`), and counting to 25,000 cost more
             // than either.
             guard isSQLite, try broad(query).contains(true) else { return query }
-            var walked = query
-            walked.sources = []
-            walked.predicates = [SQLCondition.any(query.sources)] + query.predicates
-            return walked
+            return query.walkingLookups
         }
         guard !query.indexable.isEmpty else { return query }
         let indexed = try indexedColumns(query.tableName)
@@ -169,13 +165,13 @@ public struct Browser {
 
     /// Walks keys from the cursor in chunks of `BrowseLimits.scanChunk` (each found by an
     /// index-only read of the key) until `limit` rows matched, the table ended, or the scan
-    /// budget ran out (then returns the last key examined).
-    private func boundedScan(_ query: BrowseQuery, _ step: KeyStep, limit: Int) throws -> ([SQLRow], BrowseKey?) {
+    /// budget (`budget` keys, else `BrowseLimits.scanBudget`) ran out (then returns the last key examined).
+    func boundedScan(_ query: BrowseQuery, _ step: KeyStep, limit: Int, budget: Int64? = nil) throws -> ([SQLRow], BrowseKey?) {
         var rows: [SQLRow] = []
         var from: BrowseKey?  // nil: the first chunk starts at the cursor
         var scanned: Int64 = 0
         while rows.count < limit {
-            if let from, scanned >= BrowseLimits.scanBudget(query.table) { return (rows, from) }
+            if let from, scanned >= budget ?? BrowseLimits.scanBudget(query.table) { return (rows, from) }
             let end = query.chunkEnd(step, from: from)
             guard let chunk = try database.queryFirst(end.sql, end.parameters), (chunk.int("chunk_keys") ?? 0) > 0,
                   chunk["chunk_end"] != .null else { return (rows, nil) }

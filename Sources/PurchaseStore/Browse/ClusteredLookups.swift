@@ -19,17 +19,8 @@ extension Browser {
     /// The page when one chunk of keys from the cursor holds it (or holds every key left); nil
     /// when the matches are sparser than that near the cursor.
     func denseLookupPage(_ query: BrowseQuery, _ step: KeyStep, limit: Int) throws -> [SQLRow]? {
-        let end = query.chunkEnd(step, from: nil)
-        guard let chunk = try database.queryFirst(end.sql, end.parameters) else { return [] }
-        let keys = chunk.int("chunk_keys") ?? 0
-        guard keys > 0, chunk["chunk_end"] != .null else { return [] }
-        let through = query.keyIsText ? BrowseKey.text(chunk.string("chunk_end") ?? "") : BrowseKey.integer(chunk.int("chunk_end") ?? 0)
-        var walked = query
-        walked.sources = []
-        walked.predicates = [SQLCondition.any(query.sources)] + query.predicates
-        let statement = walked.chunkRows(step, from: nil, through: through, limit: limit)
-        let rows = try database.query(statement.sql, statement.parameters)
-        return rows.count >= limit || keys < BrowseLimits.scanChunk ? rows : nil
+        let (rows, stoppedAt) = try boundedScan(query.walkingLookups, step, limit: limit, budget: BrowseLimits.scanChunk)
+        return stoppedAt == nil ? rows : nil
     }
 
     /// The page read from `query`'s lookups' matches gathered once (a materialized union of

@@ -104,10 +104,10 @@ extension Browser {
         return segmentStatements(query, column: column, segment, limit: limit + 1).map { ($0.sql, $0.parameters) }
     }
 
-    /// Why `query` (planned from `unplanned`) is not sorted by a column but walked by key: it has
+    /// Why the planned `query` is not sorted by a column but walked by key: it has
     /// conditions but no index lookup, or a lookup matching more than `BrowseLimits.matchCountCap`
     /// rows, whose matches would all be read and sorted for every page. Nil: it sorts cheaply.
-    func sortRefusal(_ unplanned: BrowseQuery, _ query: BrowseQuery, _ sort: BrowseSort) throws -> String? {
+    func sortRefusal(_ query: BrowseQuery, _ sort: BrowseSort) throws -> String? {
         let cap = BrowseLimits.matchCountCap
         let reason = "shown by id, not by \(sort.column.rawValue): "
         if query.sources.isEmpty {
