@@ -71,7 +71,9 @@ enum PaneViews {
         Frame.box(screen, rect, title: title, focused: focused)
         let lines = DetailLines.build(state)
         let inner = rect.inside
-        let first = state.detail.scroll
+        // The detail may have shrunk under its scroll (its row changed while scrolled down): draw
+        // what is left, never a range whose end is before its start.
+        let first = min(state.detail.scroll, lines.count)
         for index in first..<min(lines.count, first + layout.detailRows) {
             let row = layout.firstDetailRow + index - first
             var spans = lines[index].spans
