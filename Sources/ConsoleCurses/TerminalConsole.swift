@@ -5,11 +5,13 @@ import ConsoleUI
 /// until the operator quits. Keys that arrive together are handled before one redraw.
 public enum TerminalConsole {
     /// Runs the controller `make` builds for the terminal's size until the operator quits; the
-    /// terminal is restored afterwards, also when `make` or the loop throws.
-    public static func run(logPath: String? = nil, _ make: (ScreenSize) throws -> ConsoleController) throws {
+    /// terminal is restored afterwards, also when `make` or the loop throws. `afterFirstFrame`
+    /// runs once the first screen is drawn (work put off so as not to delay it).
+    public static func run(logPath: String? = nil, afterFirstFrame: () -> Void = {}, _ make: (ScreenSize) throws -> ConsoleController) throws {
         try TerminalSession.run(logPath: logPath) { screen, keys in
             let controller = try make(screen.size)
             controller.render(on: screen)
+            afterFirstFrame()
             while !controller.isFinished {
                 var changed = false
                 if let key = keys.read(timeoutMilliseconds: 100) {

@@ -21,9 +21,14 @@ final class AppleConnection {
 
     func close() { simulator?.stop() }
 
+    /// Starts the simulator's records loading, put off by `open(simulatorLoadsInBackground:)`
+    /// until the console has drawn its first screen (a request before that starts it too).
+    func startDeferredLoad() { simulator?.state.beginDeferredLoad() }
+
     /// `baseTrust` must already trust what the config names (see `StoreOptions.trust`).
     /// With `simulatorLoadsInBackground` the built-in simulator answers once its saved records
-    /// are read, and this returns before (the console's first screen does not wait for them).
+    /// are read, and this returns before (the console's first screen does not wait for them);
+    /// the read begins at `startDeferredLoad()` or the first request, whichever comes first.
     static func open(_ configuration: StoreConfiguration, baseTrust: TrustStore,
                      environment: [String: String] = ProcessInfo.processInfo.environment,
                      simulatorLoadsInBackground: Bool = false) throws -> AppleConnection {
@@ -46,7 +51,8 @@ final class AppleConnection {
             let state = try SimulatorStateDirectory.open(URL(fileURLWithPath: directory),
                                                          bundleId: configuration.bundleIds.first ?? "com.example.receiptdesk",
                                                          appAppleId: configuration.appAppleId ?? 1_234_567_890,
-                                                         loadingInBackground: simulatorLoadsInBackground)
+                                                         loadingInBackground: simulatorLoadsInBackground,
+                                                         deferringLoad: simulatorLoadsInBackground)
             state.sharedSecret = secret
             if let privateKey, let keyId = settings.keyId, let issuerId = settings.issuerId {
                 state.serverAPIKey = ServerAPIKey(publicKey: try privateKey.publicKey(), keyId: keyId, issuerId: issuerId)

@@ -63,7 +63,11 @@ enum ConsoleCommand {
         environment.timeZone = DisplayZone.operatorZone(configured: options.configuration.displayTimeZone,
                                                         environment: ProcessInfo.processInfo.environment)
         do {
-            try TerminalConsole.run { size in ConsoleController(environment: environment, size: size) }
+            // The simulator's records (tens of megabytes in a large demo) load once the first
+            // screen is up, so that the load does not take a core from it.
+            try TerminalConsole.run(afterFirstFrame: { connection?.startDeferredLoad() }) { size in
+                ConsoleController(environment: environment, size: size)
+            }
         } catch let failure as TerminalSession.Failure {
             throw CommandFailure.usage(failure.description)
         }

@@ -37,6 +37,34 @@ struct SimulatorBackgroundLoadTests {
         }
     }
 
+    /// A console puts the load off until its first screen is drawn: nothing is read before, and
+    /// a request that comes first starts the load itself instead of waiting for ever.
+    @Test func aDeferredLoadStartsWhenAskedOrWhenFirstNeeded() throws {
+        let (directory, id) = try Self.savedState()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent(SimulatorStateDirectory.stateFile)
+        let good = try Data(contentsOf: file)
+        // Not read while deferred: the file is broken after the open and mended before the start.
+        let asked = try SimulatorStateDirectory.open(directory, bundleId: "com.example.app", loadingInBackground: true, deferringLoad: true)
+        #expect(asked.loadIsPending)
+        try Data("{not json".utf8).write(to: file)
+        try good.write(to: file)
+        asked.beginDeferredLoad()
+        #expect(!asked.loadIsPending)
+        asked.waitUntilLoaded()
+        #expect(asked.backgroundLoadFailure == nil)
+        #expect(asked.snapshot().transaction(id, in: .production) != nil)
+        asked.beginDeferredLoad()  // a second call does nothing
+        #expect(asked.snapshot().transaction(id, in: .production) != nil)
+
+        // Never asked: the first use starts the load and waits for it.
+        let used = try SimulatorStateDirectory.open(directory, bundleId: "com.example.app", loadingInBackground: true, deferringLoad: true)
+        #expect(used.loadIsPending)
+        #expect(used.snapshot().transaction(id, in: .production) != nil)
+        #expect(!used.loadIsPending)
+        #expect(used.backgroundLoadFailure == nil)
+    }
+
     @Test func aFileThatCannotBeReadIsReportedAndReadAgainOnceMended() throws {
         let (directory, id) = try Self.savedState()
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -27,9 +27,12 @@ public enum SimulatorStateDirectory {
     /// Reads (or makes) it under the directory's lock, so processes opening a new directory at
     /// the same moment end up with one authority.
     /// With `loadingInBackground`, saved records load on a thread of their own and whatever uses
-    /// them waits for that (`SimulatorState.loadInBackground`): a console starts at once.
+    /// them waits for that (`SimulatorState.loadInBackground`): a console starts at once. With
+    /// `deferringLoad` too, that thread starts only at `SimulatorState.beginDeferredLoad()` or
+    /// when the records are first needed.
     public static func open(_ directory: URL, bundleId: String = "com.example.receiptdesk",
-                            appAppleId: Int64 = 1_234_567_890, loadingInBackground: Bool = false) throws -> SimulatorState {
+                            appAppleId: Int64 = 1_234_567_890, loadingInBackground: Bool = false,
+                            deferringLoad: Bool = false) throws -> SimulatorState {
         let authorityDirectory = directory.appendingPathComponent(authorityFolder)
         let stateURL = directory.appendingPathComponent(stateFile)
         let fileLock = try SimulatorStateFileLock.acquire(directory: directory)
@@ -40,7 +43,7 @@ public enum SimulatorStateDirectory {
                                    bundleId: bundleId, appAppleId: appAppleId)
             state.autosaveFile = stateURL
             if loadingInBackground {
-                state.loadInBackground(stateURL)
+                state.loadInBackground(stateURL, deferred: deferringLoad)
             } else {
                 try state.changeLock.withLock { try state.catchUp(with: stateURL, holding: fileLock) }
             }

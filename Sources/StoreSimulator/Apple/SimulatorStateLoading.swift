@@ -8,9 +8,11 @@ import Foundation
 /// file again and reports what is wrong.
 extension SimulatorState {
     /// Loads `file` (the state's `autosaveFile`) in the background, under the directory's lock
-    /// shared with other readers; until it is loaded every use of the records waits.
-    func loadInBackground(_ file: URL) {
-        recordsGate.close()
+    /// shared with other readers; until it is loaded every use of the records waits. With
+    /// `deferred`, the load starts only when `beginDeferredLoad()` is called or the records are
+    /// first needed, whichever comes first: a console draws its first screen before the load
+    /// takes a core from it.
+    func loadInBackground(_ file: URL, deferred: Bool = false) {
         let thread = Thread { [self] in
             defer { recordsGate.open() }
             do {
@@ -23,8 +25,15 @@ extension SimulatorState {
             }
         }
         thread.name = "simulator state load"
-        thread.start()
+        recordsGate.close(startingWith: deferred ? { thread.start() } : nil)
+        if !deferred { thread.start() }
     }
+
+    /// Starts a load `loadInBackground(_:deferred:)` put off; nothing when none is waiting.
+    public func beginDeferredLoad() { recordsGate.startPending() }
+
+    /// Whether a deferred load is still waiting to start (for tests).
+    var loadIsPending: Bool { recordsGate.hasPendingStart }
 
     /// After a failed background load: reads the file again (throws when it still cannot).
     func catchUpAfterFailedLoad() throws {
@@ -39,15 +48,34 @@ extension SimulatorState {
     public func waitUntilLoaded() { recordsGate.wait() }
 }
 
-/// A gate that is open unless records are loading; waiting at an open gate costs a lock.
+/// A gate that is open unless records are loading; waiting at an open gate costs a lock. A
+/// gate closed for a load that has not started yet starts it when somebody first waits.
 final class RecordsGate: @unchecked Sendable {
     private let condition = NSCondition()
     private var isOpen = true
+    private var pendingStart: (() -> Void)?
 
-    func close() {
+    /// Closes the gate; `start`, when given, begins the load later (`startPending`, `wait`).
+    func close(startingWith start: (() -> Void)? = nil) {
         condition.lock()
         isOpen = false
+        pendingStart = start
         condition.unlock()
+    }
+
+    /// Runs the pending start, once.
+    func startPending() {
+        condition.lock()
+        let start = pendingStart
+        pendingStart = nil
+        condition.unlock()
+        start?()
+    }
+
+    var hasPendingStart: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return pendingStart != nil
     }
 
     func open() {
@@ -58,6 +86,7 @@ final class RecordsGate: @unchecked Sendable {
     }
 
     func wait() {
+        startPending()
         condition.lock()
         while !isOpen { condition.wait() }
         condition.unlock()
