@@ -51,4 +51,44 @@ struct BroadSearchTests {
         #expect(first.rows.map(\.key) == expected.prefix(40).map { .text($0) })
         #expect(try SearchTests.keys(browser, .customers, "kim ode", limit: 211) == expected.map { .text($0) })
     }
+
+    /// A prefix matching more customers than any lookup is sorted for (`BrowseLimits.sortCap`),
+    /// behind more keys than a walk may read for a page (`BrowseLimits.scanBudget`), in three
+    /// cases: the first page is full, in key order (`CUST-2…`, then `Cust-2…`, then `cust-2…`),
+    /// and the pages go on through every match (a walk from the list's start showed an empty
+    /// page at ten million transactions).
+    @Test(arguments: ConsoleBackend.available)
+    func aPrefixMatchingMoreThanTheSortCapInEveryCaseFillsItsPages(_ backend: ConsoleBackend) throws {
+        let f = try ConsoleFixture(populated: false, backend: backend)
+        let lower = Int(BrowseLimits.sortCap) + 2_000
+        let ids = (0..<15_000).map { String(format: "AAA-%05d", $0) } + (0..<60).map { String(format: "CUST-2%05d", $0) }
+            + (0..<90).map { String(format: "Cust-2%05d", $0) } + (0..<lower).map { String(format: "cust-2%05d", $0) }
+            + (0..<500).map { String(format: "cust-3%05d", $0) }
+        try f.database.writeTransaction {
+            for chunk in stride(from: 0, to: ids.count, by: 500) {
+                let part = ids[chunk..<min(chunk + 500, ids.count)]
+                try f.database.execute("INSERT INTO customers (customer_id, created_at, updated_at) VALUES "
+                                       + part.map { _ in "(?, '2025-06-01T12:00:00.000Z', '2025-06-01T12:00:00.000Z')" }.joined(separator: ", "),
+                                       part.map { .text($0) })
+            }
+        }
+        let expected = ids.filter { $0.lowercased().hasPrefix("cust-2") }.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+        #expect(expected.count == 60 + 90 + lower && expected.first == "CUST-200000" && expected[60] == "Cust-200000")
+        let browser = Browser(f.database)
+        let filter = try BrowseFilter(parsing: "cust-2")
+        let first = try browser.page(.customers, filter: filter, cursor: .first, limit: 100)
+        #expect(first.rows.map(\.key) == expected.prefix(100).map { .text($0) })
+        #expect(first.isFull && first.scannedThrough == nil)
+        // Further on, past the upper-case ones, and back from the end.
+        let middle = try browser.page(.customers, filter: filter, cursor: .after(.text(expected[10_000])), limit: 50)
+        #expect(middle.rows.map(\.key) == expected[10_001..<10_051].map { .text($0) })
+        let last = try browser.page(.customers, filter: filter, cursor: .last, limit: 9)
+        #expect(last.rows.map(\.key) == expected.suffix(9).map { .text($0) })
+        let count = try browser.matchCount(.customers, filter: filter)
+        #expect(count.count == BrowseLimits.matchCountCap && count.isLowerBound)
+        // Upper case typed finds the same; a prefix no key starts with finds nothing.
+        let typed = try browser.page(.customers, filter: try BrowseFilter(parsing: "CUST-2"), cursor: .first, limit: 100)
+        #expect(typed.rows.map(\.key) == first.rows.map(\.key))
+        #expect(try browser.page(.customers, filter: try BrowseFilter(parsing: "cust-9"), cursor: .first, limit: 10).rows.isEmpty)
+    }
 }

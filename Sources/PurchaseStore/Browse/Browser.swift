@@ -108,7 +108,9 @@ public struct Browser {
         return [query.chunkRows(step, from: nil, through: bound, limit: limit + 1), query.chunkEnd(step, from: nil)]
     }
 
-    /// On SQLite, a query whose lookups include a broad one (a short prefix matching more than
+    /// On SQLite, a search term's prefix match on the list's own key becomes ranges of that key
+    /// (`KeyPrefixRanges`), read in key order from the cursor however many rows they hold; and a
+    /// query whose other lookups include a broad one (a short prefix matching more than
     /// `BrowseLimits.sortCap` rows) walks the list in key order with the lookups as one
     /// predicate: the matches are many, so the walk finds a page of them quickly, where merging
     /// the lookups would sort them all. A query with no index lookup of its own uses an index
@@ -119,7 +121,19 @@ public struct Browser {
             // PostgreSQL's lookups are never walked here: `matchingRows` reads them a chunk of
             // keys first, else gathered (`ClusteredLookups`), and counting to 25,000 cost more
             // than either.
-            guard isSQLite, try broad(query).contains(true) else { return query }
+            guard isSQLite else { return query }
+            var query = query
+            if let prefix = query.keyPrefix, let ranges = try keyPrefixRanges(query, prefix), !ranges.isEmpty {
+                // The ids that start with the term are the ranges'; the fragment lookup leaves
+                // them out (matching them all, as a prefix shared by a tenth of the customers
+                // does, it made the search broad and walked from the list's start).
+                if let (index, beside) = query.contactBesideRanges, index < query.sources.count { query.sources[index] = beside }
+                query.sources = ranges + query.sources.dropFirst()
+                query.keyRangeSources = ranges.count
+            }
+            var others = query
+            others.sources = Array(query.sources.dropFirst(query.keyRangeSources))
+            guard try broad(others).contains(true) else { return query }
             return query.walkingLookups
         }
         guard !query.indexable.isEmpty else { return query }

@@ -57,11 +57,16 @@ struct SearchTerms {
         SQLCondition("\(column) IN (\(subquery.sql))", subquery.parameters)
     }
 
-    /// Customers whose id, display name or email holds `fragment` (three characters or more).
-    func contactFragment(_ fragment: String) -> SQLCondition? {
+    /// Customers whose id, display name or email holds `fragment` (three characters or more);
+    /// with `notAtIdStart` (SQLite), leaving out ids that start with it (found by ranges of the
+    /// key instead, `Browser.keyPrefixRanges`) unless their name or email holds it too.
+    func contactFragment(_ fragment: String, notAtIdStart: Bool = false) -> SQLCondition? {
         guard fragment.count >= Self.shortestFragment else { return nil }
         if dialect.name == SQLDialect.sqlite.name {
-            let phrase = "\"" + fragment.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+            var phrase = "\"" + fragment.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+            if notAtIdStart {
+                phrase = "{display_name email} : \(phrase) OR ({customer_id} : \(phrase) NOT {customer_id} : ^\(phrase))"
+            }
             // By rowid (the search table shares the customers table's since migration 0013): reading
             // each match's customer_id from the search table's content was most of a broad search.
             return SQLCondition("customers.rowid IN (SELECT rowid FROM customer_search WHERE customer_search MATCH ?)", [.text(phrase)])
