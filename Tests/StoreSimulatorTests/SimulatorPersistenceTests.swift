@@ -45,6 +45,24 @@ struct SimulatorPersistenceTests {
         }
     }
 
+    @Test("an authority is read once per process while its files stay the same, and again when one changes")
+    func authorityReadOnce() throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }  // clean-up only
+        try TestCertificateAuthority.shared().save(to: directory)
+        let first = try TestCertificateAuthority.load(from: directory)
+        #expect(try TestCertificateAuthority.load(from: directory) === first)
+        // A key file replaced (a new inode) is read again: here a wrong key, refused.
+        let swapped = try String(contentsOf: directory.appendingPathComponent("jws-leaf.key.pem"), encoding: .utf8)
+        try swapped.write(to: directory.appendingPathComponent("receipt-leaf.key.pem"), atomically: true, encoding: .utf8)
+        #expect(throws: SimulatorError(.persistence, "")) { _ = try TestCertificateAuthority.load(from: directory) }
+        // Saved again by another authority: that one is read.
+        let other = try TestCertificateAuthority.make(validFrom: SimulatorStateDirectory.validFrom, validUntil: SimulatorStateDirectory.validUntil)
+        try other.save(to: directory)
+        let reread = try TestCertificateAuthority.load(from: directory)
+        #expect(reread !== first && reread.root.der == other.root.der)
+    }
+
     @Test("a damaged authority directory is a persistence error, not a crash")
     func damagedAuthority() throws {
         let directory = try Self.temporaryDirectory()

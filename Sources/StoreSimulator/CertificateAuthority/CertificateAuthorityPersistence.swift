@@ -46,8 +46,20 @@ extension TestCertificateAuthority {
         }
     }
 
-    /// Reads an authority saved with `save(to:)`.
+    /// Reads an authority saved with `save(to:)`. Read once per process while its files stay
+    /// the same (each one's size, modification time and inode): the console reads its
+    /// simulator's authority for the trust store and again for the simulator, nine keys each.
     public static func load(from directory: URL) throws -> TestCertificateAuthority {
+        let path = directory.standardizedFileURL.path
+        let stamp = LoadedAuthorities.stamp(folder: path)
+        if let stamp, let known = LoadedAuthorities.shared.authority(path, stamp) { return known }
+        let authority = try read(from: directory)
+        if let stamp { LoadedAuthorities.shared.remember(authority, path, stamp) }
+        return authority
+    }
+
+    /// Reads an authority saved with `save(to:)` from its files.
+    private static func read(from directory: URL) throws -> TestCertificateAuthority {
         do {
             let manifest = try JSONObject(parsing: Array(try Data(contentsOf: directory.appendingPathComponent("authority.json"))),
                                           what: "authority.json")
@@ -133,5 +145,34 @@ extension IssuedCertificate {
             try set.finish("\(what) RDN")
         }
         return DistinguishedName(components)
+    }
+}
+
+/// The authorities this process has read, by folder, each with its files' sizes, modification
+/// times and inodes when read (a changed file is read again).
+final class LoadedAuthorities: @unchecked Sendable {
+    static let shared = LoadedAuthorities()
+    private let lock = NSLock()
+    private var known: [String: (stamp: [Int64], authority: TestCertificateAuthority)] = [:]
+
+    /// Size, modification time in nanoseconds and inode of authority.json and of each PEM file
+    /// in `folder`; nil when one cannot be read.
+    static func stamp(folder: String) -> [Int64]? {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return nil }
+        var stamp: [Int64] = []
+        for name in names.sorted() where name == "authority.json" || name.hasSuffix(".pem") {
+            var info = stat()
+            guard stat(folder + "/" + name, &info) == 0 else { return nil }
+            stamp += [Int64(info.st_size), Int64(info.st_mtim.tv_sec), Int64(info.st_mtim.tv_nsec), Int64(info.st_ino)]
+        }
+        return stamp.isEmpty ? nil : stamp
+    }
+
+    func authority(_ path: String, _ stamp: [Int64]) -> TestCertificateAuthority? {
+        lock.withLock { known[path].flatMap { $0.stamp == stamp ? $0.authority : nil } }
+    }
+
+    func remember(_ authority: TestCertificateAuthority, _ path: String, _ stamp: [Int64]) {
+        lock.withLock { known[path] = (stamp, authority) }
     }
 }
