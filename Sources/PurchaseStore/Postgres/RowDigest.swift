@@ -3,7 +3,10 @@ import ReceiptCore
 
 /// An order-independent digest of a table's rows (the sum of each row's SHA-256 prefix), so two
 /// backends that sort text differently still agree on equal contents. A row's material is each
-/// column, in name order: the name's length and bytes, the value's kind, its length and bytes.
+/// column, in name order: kind 0, the name's length and bytes; then the value: 1 for NULL, 2 and
+/// the integer's 8 bytes, 3 and the real's 8 bytes (IEEE 754), 4 (text) or 5 (blob), the length
+/// and the bytes. Numbers and lengths are big-endian, as PostgreSQL's `int8send` writes them,
+/// so the server can work out the same digest (`ServerRowDigest`).
 struct RowDigest: Equatable {
     var rows: Int64 = 0
     var sumHigh: UInt64 = 0
@@ -47,8 +50,8 @@ struct RowDigest: Equatable {
             try row.withCell(index) { cell in
                 switch cell {
                 case .null: material.append(1)
-                case .integer(let number): Self.appendField(String(number).utf8, kind: 2, to: &material)
-                case .real(let number): Self.appendField("\(number)".utf8, kind: 3, to: &material)
+                case .integer(let number): Self.appendNumber(UInt64(bitPattern: number), kind: 2, to: &material)
+                case .real(let number): Self.appendNumber(number.bitPattern, kind: 3, to: &material)
                 case .text(let bytes): Self.appendField(bytes, kind: 4, to: &material)
                 case .blob(let bytes): Self.appendField(bytes, kind: 5, to: &material)
                 }
@@ -62,10 +65,15 @@ struct RowDigest: Equatable {
         sumLow = sumLow &+ low
     }
 
-    /// The kind, the length (8 bytes, little-endian) and the bytes: no two rows' fields read alike.
-    private static func appendField<Bytes: Collection<UInt8>>(_ bytes: Bytes, kind: UInt8, to material: inout [UInt8]) {
-        material.append(kind)
-        withUnsafeBytes(of: UInt64(bytes.count).littleEndian) { material.append(contentsOf: $0) }
+    /// The kind, the length (8 bytes, big-endian) and the bytes: no two rows' fields read alike.
+    static func appendField<Bytes: Collection<UInt8>>(_ bytes: Bytes, kind: UInt8, to material: inout [UInt8]) {
+        appendNumber(UInt64(bytes.count), kind: kind, to: &material)
         material.append(contentsOf: bytes)
+    }
+
+    /// The kind and `number`'s 8 bytes, big-endian.
+    private static func appendNumber(_ number: UInt64, kind: UInt8, to material: inout [UInt8]) {
+        material.append(kind)
+        withUnsafeBytes(of: number.bigEndian) { material.append(contentsOf: $0) }
     }
 }

@@ -1,10 +1,11 @@
 import Foundation
 
 /// `db copy`'s check of a PostgreSQL target whose source digests are already known: every
-/// table's digest read back from the target, and its audit chain verified, as jobs shared by
-/// two sessions (the copy's and a sibling), each taking the next job until none is left, the
-/// largest tables first. Reading a page and digesting it alternate on one session (the server
-/// waits while the client digests); two sessions keep both busy.
+/// table's digest, worked out by the server where its column types allow
+/// (`ServerRowDigest`), else read back, and the audit chain verified, as jobs shared by two
+/// sessions (the copy's and a sibling), each taking the next job until none is left, the
+/// largest tables first: the server digests a table on one session while the client checks
+/// the chain, or digests what it read back, on the other.
 enum TargetCheck {
     /// The digest of each of `tables` (in their order) and the audit chain's verification.
     /// `rows` is each table's row count as copied, to start the largest first.
@@ -20,7 +21,10 @@ enum TargetCheck {
                     shared.audit = Result { try AuditLog.verify(database) }
                 } else {
                     let table = shared.tables[job - 1]
-                    let found = Result { try RowDigest.of(table.name, order: table.order, in: database) }
+                    let found = Result {
+                        try (database as? PostgresDatabase).flatMap { try ServerRowDigest.of(table.name, in: $0) }
+                            ?? RowDigest.of(table.name, order: table.order, in: database)
+                    }
                     shared.finish(job, found)
                 }
             }
