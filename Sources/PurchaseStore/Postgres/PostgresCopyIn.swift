@@ -111,12 +111,14 @@ struct PostgresCopyText {
 /// One `COPY table (columns) FROM STDIN` under way on a session of an open write transaction:
 /// rows go out in chunks of about a megabyte (`send`), and `finish` ends the copy and returns
 /// the rows the server stored. A failure on either side ends the copy, fails the transaction
-/// (which the caller rolls back) and is thrown as the statement's.
+/// (which the caller rolls back) and is thrown as the statement's. In the binary format when
+/// every column's type allows (`PostgresCopyBinary`), else in text.
 final class PostgresCopyStream {
     private let database: PostgresDatabase
     let table: String
     let columns: [String]
-    private var text = PostgresCopyText(reservingCapacity: PostgresCopyStream.chunkBytes + 64 * 1024)
+    private var text = PostgresCopyText()
+    private var binary: PostgresCopyBinary?
     private var open = true
 
     /// Bytes gathered before they are handed to libpq.
@@ -124,11 +126,22 @@ final class PostgresCopyStream {
     /// The most handed to libpq in one call.
     static let pieceBytes = 1 << 30
 
-    fileprivate init(database: PostgresDatabase, table: String, columns: [String]) {
+    /// `types`: the columns' types, for the binary format; nil for text.
+    fileprivate init(database: PostgresDatabase, table: String, columns: [String], types: [PostgresCopyBinary.ColumnType]?) {
         self.database = database
         self.table = table
         self.columns = columns
+        let capacity = Self.chunkBytes + 64 * 1024
+        if let types {
+            binary = PostgresCopyBinary(types: types, reservingCapacity: capacity)
+            binary?.appendHeader()
+        } else {
+            text = PostgresCopyText(reservingCapacity: capacity)
+        }
     }
+
+    /// Whether the rows go in the binary format.
+    var isBinary: Bool { binary != nil }
 
     /// Adds `values` (in `columns` order) to the copy. A text value holding a NUL ends the copy
     /// with an error naming the table, the row (its first column) and the column.
@@ -139,15 +152,23 @@ final class PostgresCopyStream {
     /// Adds a row read in place (its values in `columns` order), as `send(_ values:)` does.
     func send<Row: SQLCellRow>(_ row: Row) throws {
         do {
-            try text.append(row)
+            if binary != nil { try binary?.append(row) } else { try text.append(row) }
         } catch let nul as PostgresCopyText.NULCharacter {
             abandon(because: "a value holds a NUL character")
-            let column = nul.column < columns.count ? columns[nul.column] : "\(nul.column + 1)"
             let first = row.count > 0 ? try row.withCell(0, Self.value) : .null
-            throw StoreError(.invalidInput, "\(table) row \(Self.rowName(columns, first)): \(column) holds a NUL character, which PostgreSQL text cannot store")
+            throw StoreError(.invalidInput, "\(table) row \(Self.rowName(columns, first)): \(columnName(nul.column)) holds a NUL character, which PostgreSQL text cannot store")
+        } catch let refusal as PostgresCopyBinary.Refusal {
+            abandon(because: "a value does not fit its column")
+            let first = row.count > 0 ? try row.withCell(0, Self.value) : .null
+            throw StoreError(.invalidInput, "\(table) row \(Self.rowName(columns, first)): \(columnName(refusal.column)): \(refusal.reason)")
         }
-        if text.bytes.count >= Self.chunkBytes { try flush() }
+        if pending >= Self.chunkBytes { try flush() }
     }
+
+    private func columnName(_ index: Int) -> String { index < columns.count ? columns[index] : "\(index + 1)" }
+
+    /// Bytes gathered and not yet handed to libpq.
+    private var pending: Int { binary?.bytes.count ?? text.bytes.count }
 
     /// A cell's value, for naming its row.
     private static func value(_ cell: SQLCell) -> SQLValue {
@@ -171,6 +192,7 @@ final class PostgresCopyStream {
 
     /// Ends the copy; the number of rows the server stored.
     func finish() throws -> Int {
+        binary?.appendTrailer()
         try flush()
         open = false
         return try database.endCopy(table, abandoning: nil)
@@ -185,9 +207,22 @@ final class PostgresCopyStream {
     }
 
     private func flush() throws {
-        guard !text.bytes.isEmpty else { return }
+        guard pending > 0 else { return }
+        let sent = binary.map { send($0.bytes) } ?? send(text.bytes)
+        binary?.removeAll()
+        text.removeAll()
+        guard sent == 1 else {
+            // The connection failed; ending the copy collects the server's account of it.
+            open = false
+            _ = try database.endCopy(table, abandoning: "the connection failed")
+            throw StoreError(.sql, "copying rows into \(table) on PostgreSQL at \(database.location) failed: libpq could not send them")
+        }
+    }
+
+    /// Hands `bytes` to libpq: 1, or -1 when it could not take them.
+    private func send(_ bytes: [UInt8]) -> Int32 {
         // In pieces libpq's Int32 length can carry (one row's hex can pass 2 GB in principle).
-        let sent = text.bytes.withUnsafeBytes { raw -> Int32 in
+        bytes.withUnsafeBytes { raw -> Int32 in
             var offset = 0
             while offset < raw.count {
                 let length = min(raw.count - offset, Self.pieceBytes)
@@ -197,34 +232,45 @@ final class PostgresCopyStream {
             }
             return 1
         }
-        text.removeAll()
-        guard sent == 1 else {
-            // The connection failed; ending the copy collects the server's account of it.
-            open = false
-            _ = try database.endCopy(table, abandoning: "the connection failed")
-            throw StoreError(.sql, "copying rows into \(table) on PostgreSQL at \(database.location) failed: libpq could not send them")
-        }
     }
 }
 
 extension PostgresDatabase {
     /// Starts `COPY table (columns) FROM STDIN` in the open write transaction (nothing may be
-    /// queued to send before it). Send the rows through the stream and `finish` it.
-    func beginCopy(into table: String, columns: [String]) throws -> PostgresCopyStream {
+    /// queued to send before it), in the binary format when every column's type allows and
+    /// `binary` is true. Send the rows through the stream and `finish` it.
+    func beginCopy(into table: String, columns: [String], binary: Bool = true) throws -> PostgresCopyStream {
         guard transactionDepth > 0, queuedWrites.isEmpty, !pipelinesWrites else {
             throw StoreError(.sql, "COPY into \(table) needs an open write transaction with nothing queued before it")
         }
+        let types = binary ? try copyTypes(table, columns) : nil
         let quoted = columns.map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }.joined(separator: ", ")
         roundTrips += 1
         statementsSent += 1
-        let started = PQexec(connection.handle, "COPY \(table) (\(quoted)) FROM STDIN")
+        let started = PQexec(connection.handle, "COPY \(table) (\(quoted)) FROM STDIN" + (types == nil ? "" : " WITH (FORMAT binary)"))
         defer { PQclear(started) }
         guard let started, PQresultStatus(started) == PGRES_COPY_IN else {
             let failure = connection.failure(started)
             recordFailure(failure)
             throw failure.storeError(doing: "starting to copy rows into \(table)", location: location)
         }
-        return PostgresCopyStream(database: self, table: table, columns: columns)
+        return PostgresCopyStream(database: self, table: table, columns: columns, types: types)
+    }
+
+    /// The types of `columns` of `table` for a binary COPY; nil when one is of a type
+    /// `PostgresCopyBinary` does not write (or is not found: the COPY then says why).
+    private func copyTypes(_ table: String, _ columns: [String]) throws -> [PostgresCopyBinary.ColumnType]? {
+        let rows = try query("""
+            SELECT attname AS name, atttypid::int8 AS type FROM pg_attribute
+            WHERE attrelid = to_regclass(?) AND attnum > 0 AND NOT attisdropped
+            """, [.text("\"" + table.replacingOccurrences(of: "\"", with: "\"\"") + "\"")])
+        var byName: [String: PostgresCopyBinary.ColumnType] = [:]
+        for row in rows {
+            guard let name = row.string("name"), let type = row.int("type").flatMap(PostgresCopyBinary.ColumnType.init(oid:)) else { continue }
+            byName[name] = type
+        }
+        let types = columns.compactMap { byName[$0] }
+        return types.count == columns.count ? types : nil
     }
 
     /// Ends the copy under way (`abandoning`: with that reason, so the server stores nothing)
