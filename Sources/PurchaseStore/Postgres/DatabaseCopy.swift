@@ -126,8 +126,8 @@ public enum DatabaseCopy {
                 compared = Array(zip(known, found))
                 targetAudit = audit
             } else {
-                let (sourceDigests, targetDigests) = try sideBySide({ try tables.map { try RowDigest.of($0.name, order: $0.order, in: source) } },
-                                                                    { try tables.map { try RowDigest.of($0.name, order: $0.order, in: target) } })
+                let (sourceDigests, targetDigests) = try sideBySide({ try tables.map { try digest($0, in: source) } },
+                                                                    { try tables.map { try digest($0, in: target) } })
                 compared = Array(zip(sourceDigests, targetDigests))
                 targetAudit = try AuditLog.verify(target)
             }
@@ -148,6 +148,12 @@ public enum DatabaseCopy {
         copy.seconds = Date().timeIntervalSince(start)
         copy.phases = phases.laps
         return copy
+    }
+
+    /// `table`'s digest: worked out by PostgreSQL where it can (`ServerRowDigest`), else read.
+    static func digest(_ table: (name: String, order: [String]), in database: SQLDatabase) throws -> RowDigest {
+        try (database as? PostgresDatabase).flatMap { try ServerRowDigest.of(table.name, in: $0) }
+            ?? RowDigest.of(table.name, order: table.order, in: database)
     }
 
     /// Runs `first` and `second` at once, on two threads (each with a database session of its

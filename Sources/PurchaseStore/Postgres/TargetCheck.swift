@@ -21,10 +21,7 @@ enum TargetCheck {
                     shared.audit = Result { try AuditLog.verify(database) }
                 } else {
                     let table = shared.tables[job - 1]
-                    let found = Result {
-                        try (database as? PostgresDatabase).flatMap { try ServerRowDigest.of(table.name, in: $0) }
-                            ?? RowDigest.of(table.name, order: table.order, in: database)
-                    }
+                    let found = Result { try DatabaseCopy.digest(table, in: database) }
                     shared.finish(job, found)
                 }
             }
