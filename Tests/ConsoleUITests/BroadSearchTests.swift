@@ -90,5 +90,49 @@ struct BroadSearchTests {
         let typed = try browser.page(.customers, filter: try BrowseFilter(parsing: "CUST-2"), cursor: .first, limit: 100)
         #expect(typed.rows.map(\.key) == first.rows.map(\.key))
         #expect(try browser.page(.customers, filter: try BrowseFilter(parsing: "cust-9"), cursor: .first, limit: 10).rows.isEmpty)
+    /// 1,200 ids starting `cust-2` written in three cases (`CUST-2…`, `Cust-2…`, `cust-2…`: on
+    /// PostgreSQL three of the ranges of the key that prefix is read as) behind 6,000 numeric
+    /// ids, a few of them named after the prefix (found only through the name fragment, before
+    /// every id match), and every other one of the prefixed named Kim.
+    static func mixedCaseFixture(_ backend: ConsoleBackend) throws -> (ConsoleFixture, [(id: String, name: String)]) {
+        let f = try ConsoleFixture(populated: false, backend: backend)
+        var customers: [(id: String, name: String)] = []
+        for index in 0..<6_000 { customers.append((String(1_000_000 + index), index % 1_000 == 7 ? "Fan of CUST-2 Kim" : "Lee")) }
+        let spellings = ["CUST-2%04d", "Cust-2%04d", "cust-2%04d"]
+        for index in 0..<1_200 { customers.append((String(format: spellings[index % 3], index), index % 2 == 0 ? "Kim Ode" : "Lee")) }
+        try f.database.writeTransaction {
+            let now = "2025-06-01T12:00:00.000Z"
+            for customer in customers {
+                try f.database.execute("INSERT INTO customers (customer_id, created_at, updated_at, display_name) VALUES (?, ?, ?, ?)",
+                                       [.text(customer.id), .text(now), .text(now), .text(customer.name)])
+            }
+        }
+        return (f, customers)
+    }
+
+    /// The keys in list order (byte order) of the customers `matches` keeps.
+    static func expected(_ customers: [(id: String, name: String)], _ matches: ((id: String, name: String)) -> Bool) -> [BrowseKey] {
+        customers.filter(matches).map(\.id).sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }.map { .text($0) }
+    }
+
+    @Test(arguments: ConsoleBackend.available)
+    func aBroadPrefixInEveryCaseAndANameBeforeItPageInKeyOrder(_ backend: ConsoleBackend) throws {
+        let (f, customers) = try Self.mixedCaseFixture(backend)
+        let browser = Browser(f.database)
+        let folded = { (text: String) in text.lowercased() }
+        let expected = Self.expected(customers) { folded($0.id).hasPrefix("cust-2") || folded($0.name).contains("cust-2") }
+        #expect(expected.count == 1_206)
+        let first = try browser.page(.customers, filter: try BrowseFilter(parsing: "cust-2"), cursor: .first, limit: 40)
+        #expect(first.rows.map(\.key) == Array(expected.prefix(40)), "the named ones first, then CUST-2…, in key order")
+        #expect(first.isFull && first.scannedThrough == nil)
+        #expect(try SearchTests.keys(browser, .customers, "CUST-2", limit: 97) == expected, "every match once, in order, in any case typed")
+        let last = try browser.page(.customers, filter: try BrowseFilter(parsing: "cust-2"), cursor: .last, limit: 7)
+        #expect(last.rows.map(\.key) == Array(expected.suffix(7)))
+        let before = try browser.page(.customers, filter: try BrowseFilter(parsing: "cust-2"), cursor: .before(expected[600]), limit: 40)
+        #expect(before.rows.map(\.key) == Array(expected[560..<600]), "paging back")
+        // A second word narrows every lookup of the first, the prefix's key ranges too.
+        let kim = Self.expected(customers) { ($0.name.contains("Kim")) && (folded($0.id).hasPrefix("cust-2") || folded($0.name).contains("cust-2")) }
+        #expect(kim.count == 606)
+        #expect(try SearchTests.keys(browser, .customers, "cust-2 kim", limit: 41) == kim)
     }
 }

@@ -4,6 +4,9 @@ import Foundation
 struct SQLCondition: Sendable {
     let sql: String
     let parameters: [SQLValue]
+    /// When the condition is "this column starts with": the column and the prefix compared (see
+    /// `SearchTerms.keyPrefix`), so a lookup of a list's own key can be read as key ranges.
+    var prefix: ColumnPrefix?
 
     init(_ sql: String, _ parameters: [SQLValue] = []) {
         self.sql = sql
@@ -75,7 +78,6 @@ struct BrowseQuery: Sendable {
     /// The key qualified by the table name, for SQL.
     var key: String { "\(tableName).\(keyColumn)" }
 
-    /// The columns a row of this list needs (never a receipt's raw bytes or decoded JSON).
     /// The same rows with the lookups as one predicate (no source): for a walk in key order.
     var walkingLookups: BrowseQuery {
         var walked = self
@@ -84,6 +86,7 @@ struct BrowseQuery: Sendable {
         return walked
     }
 
+    /// The columns a row of this list needs (never a receipt's raw bytes or decoded JSON).
     var columns: String {
         switch table {
         case .customers: return "customer_id, is_tester, display_name, email, created_at"

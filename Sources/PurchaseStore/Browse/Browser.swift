@@ -60,8 +60,11 @@ public struct Browser {
             }
             return try boundedScan(query, step, limit: limit)
         }
-        if !isSQLite, try broad(query, cap: BrowseLimits.matchCountCap).contains(true) {
-            return (try denseLookupPage(query, step, limit: limit) ?? gatheredLookupPage(query, step, limit: limit), nil)
+        if !isSQLite {
+            let broadness = try broad(query, cap: BrowseLimits.matchCountCap)
+            if broadness.contains(true) {
+                return (try denseLookupPage(query, step, limit: limit) ?? pickedLookupPage(query, step, limit: limit, broad: broadness), nil)
+            }
         }
         var rows: [SQLRow] = []
         for statement in sourceStatements(query, step, limit: limit) {

@@ -18,24 +18,35 @@ struct SearchTerms {
     /// successor), checked again by `substr`, so a collation cannot add or drop a row.
     static func prefix(_ expression: String, _ prefix: String) -> SQLCondition {
         let length = prefix.unicodeScalars.count
-        var scalars = Array(prefix.unicodeScalars)
-        var upper: String?
-        while let last = scalars.popLast() {
-            var next = last.value + 1
-            if (0xD800...0xDFFF).contains(next) { next = 0xE000 }
-            if let successor = Unicode.Scalar(next) {
-                upper = String(String.UnicodeScalarView(scalars + [successor]))
-                break
-            }
-        }
         var sql = "(\(expression) >= ?"
         var parameters: [SQLValue] = [.text(prefix)]
-        if let upper {
+        if let upper = upperBound(prefix) {
             sql += " AND \(expression) < ?"
             parameters.append(.text(upper))
         }
         sql += " AND substr(\(expression), 1, \(length)) = ?)"
         return SQLCondition(sql, parameters + [.text(prefix)])
+    }
+
+    /// The least string above every string that starts with `prefix` (in code point order: the
+    /// prefix with its last character's successor); nil when no character has one.
+    static func upperBound(_ prefix: String) -> String? {
+        var scalars = Array(prefix.unicodeScalars)
+        while let last = scalars.popLast() {
+            var next = last.value + 1
+            if (0xD800...0xDFFF).contains(next) { next = 0xE000 }
+            if let successor = Unicode.Scalar(next) { return String(String.UnicodeScalarView(scalars + [successor])) }
+        }
+        return nil
+    }
+
+    /// `prefix` on a list's own key `column` (`expression` is the column or its folded form):
+    /// the same condition, marked so that a broad one can be read as ranges of the key
+    /// (`ColumnPrefix`).
+    static func keyPrefix(_ column: String, _ expression: String, _ prefix: String, folded: Bool) -> SQLCondition {
+        var condition = Self.prefix(expression, prefix)
+        condition.prefix = ColumnPrefix(column: column, prefix: prefix, folded: folded)
+        return condition
     }
 
     /// Lower-cases ASCII letters only, as `SQLDialect.folded` does in SQL.
@@ -88,6 +99,8 @@ struct SearchTerms {
         let number = Int64(term.hasPrefix("#") ? String(term.dropFirst()) : term)
         // A numeric Apple id: by prefix when the term is digits, else only whole.
         func appleId(_ column: String) -> SQLCondition { digits ? Self.prefix(column, term) : SQLCondition("\(column) = ?", [raw]) }
+        let ownTransactionId = digits ? Self.keyPrefix("transactions.transaction_id", "transactions.transaction_id", term, folded: false)
+            : appleId("transactions.transaction_id")
         let appleOrderTransactions = SQLCondition("SELECT transaction_id FROM apple_orders WHERE \(f("apple_order_id")) = ?", [lower])
         // An app transaction id (one app download by one Apple account, across reinstalls and
         // devices) finds every purchase of the customer it belongs to.
@@ -97,7 +110,7 @@ struct SearchTerms {
             """, [raw, raw])
         switch table {
         case .customers:
-            var out = [Self.prefix(f("customers.customer_id"), folded)]
+            var out = [Self.keyPrefix("customers.customer_id", f("customers.customer_id"), folded, folded: true)]
             if let contact = contactFragment(term) { out.append(contact) }
             for column in ["transaction_id", "original_transaction_id", "web_order_line_item_id"] {
                 out.append(SQLCondition("customers.customer_id IN (SELECT customer_id FROM transactions WHERE \(column) = ?)", [raw]))
@@ -110,14 +123,14 @@ struct SearchTerms {
             out.append(within("customers.customer_id", appDownloadCustomers))
             return out
         case .orders:
-            return [Self.prefix(f("orders.order_id"), folded), Self.prefix(f("orders.app_account_token"), folded),
+            return [Self.keyPrefix("orders.order_id", f("orders.order_id"), folded, folded: true), Self.prefix(f("orders.app_account_token"), folded),
                     within("orders.customer_id", customerIs(folded)), SQLCondition("orders.product_id = ?", [raw]),
                     SQLCondition("orders.order_id IN (SELECT order_id FROM transactions WHERE transaction_id = ?)", [raw]),
                     SQLCondition("orders.order_id IN (SELECT order_id FROM transactions WHERE original_transaction_id = ?)", [raw]),
                     SQLCondition("orders.order_id IN (SELECT order_id FROM transactions WHERE transaction_id IN (\(appleOrderTransactions.sql)))",
                                  appleOrderTransactions.parameters)]
         case .transactions:
-            return [appleId("transactions.transaction_id"), appleId("transactions.original_transaction_id"),
+            return [ownTransactionId, appleId("transactions.original_transaction_id"),
                     appleId("transactions.web_order_line_item_id"), Self.prefix(f("transactions.app_account_token"), folded),
                     within("transactions.customer_id", customerIs(folded)),
                     SQLCondition("transactions.order_id IN (SELECT order_id FROM orders WHERE \(f("order_id")) = ?)", [lower]),
