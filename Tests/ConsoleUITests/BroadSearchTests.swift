@@ -90,6 +90,8 @@ struct BroadSearchTests {
         let typed = try browser.page(.customers, filter: try BrowseFilter(parsing: "CUST-2"), cursor: .first, limit: 100)
         #expect(typed.rows.map(\.key) == first.rows.map(\.key))
         #expect(try browser.page(.customers, filter: try BrowseFilter(parsing: "cust-9"), cursor: .first, limit: 10).rows.isEmpty)
+    }
+
     /// 1,200 ids starting `cust-2` written in three cases (`CUST-2…`, `Cust-2…`, `cust-2…`: on
     /// PostgreSQL three of the ranges of the key that prefix is read as) behind 6,000 numeric
     /// ids, a few of them named after the prefix (found only through the name fragment, before
