@@ -7,6 +7,11 @@ import ReceiptCore
 public struct BenchOutput {
     public let json: JSONValue
     public let lines: [String]
+    /// Checks that failed while measuring (every figure is in `lines` all the same).
+    public var failures: [String] = []
+
+    /// The error to end with after printing, when a check failed.
+    public var failure: Error? { failures.isEmpty ? nil : BenchmarkError.ledger(failures.joined(separator: "; ")) }
 }
 
 /// The entry points of the command line's measuring commands: `bench`, `db bench` and the
@@ -66,7 +71,8 @@ public enum BenchSuite {
         if let transactions = options.transactions ?? (only.map { "scale".contains($0) || $0.hasPrefix("scale") } == true ? ScaleBench.defaultTransactions : nil) {
             var report = LedgerBenchReport()
             try ScaleBench.run(transactions: transactions, folder: options.keep, postgres: options.postgres, into: &report, progress: options.progress)
-            return BenchOutput(json: .array(report.figures.map(\.json)), lines: report.figures.map(\.line) + report.notes.map { "note: " + $0 })
+            return BenchOutput(json: .array(report.figures.map(\.json)), lines: report.figures.map(\.line) + report.notes.map { "note: " + $0 },
+                               failures: report.failures)
         }
         let postgresOnly = options.postgres != nil && only.map { "postgresql".contains($0) || "postgres".contains($0) } == true
         var results: [RateResult] = []
@@ -98,7 +104,7 @@ public enum BenchSuite {
         let rows = results.map { $0.name.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + String(format: "%12.0f ops/s", $0.opsPerSecond) }
         let lines = rows + results.compactMap(\.ratioLine) + BenchCases.decodeAim(results) + ledger.figures.map(\.line)
             + ledger.notes.map { "note: " + $0 }
-        return BenchOutput(json: .array(results.map(\.json) + ledger.figures.map(\.json)), lines: lines)
+        return BenchOutput(json: .array(results.map(\.json) + ledger.figures.map(\.json)), lines: lines, failures: ledger.failures)
     }
 
     /// `receiptdesk db bench`: import from 1 and 4 connections and the lookups on SQLite and on

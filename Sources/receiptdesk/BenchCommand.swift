@@ -72,6 +72,8 @@ enum BenchCommand {
         } else if !output.lines.isEmpty {
             print(output.lines.joined(separator: "\n"))
         }
+        // A failed check ends the bench as before, once every figure is printed.
+        if let failure = output.failure { throw failure }
         return .ok
     }
 }

@@ -59,6 +59,26 @@ struct ScaleBenchTests {
         #expect(lines.contains { $0.hasPrefix("scale 20,000 transactions, SQLite: building the database, s: ") })
     }
 
+    /// A search check that fails (a search finding nothing it should) no longer stops the bench
+    /// before it prints: every case is still timed and the failures come after the figures.
+    @Test func aFailedSearchCheckKeepsEveryFigure() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("receiptdesk-scale-check-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: folder) }  // best effort: a temporary folder
+        let database = try PurchaseDatabase.open(folder + "/empty.sqlite", create: true)
+        var report = LedgerBenchReport()
+        try ScaleSearch.measure(database, keys: ScaleKeys(), runs: 1, prefix: "t: ", into: &report)
+        let cases = ScaleSearch.cases(ScaleKeys())
+        for search in cases {
+            #expect(report.figures.contains { $0.name == "t: search \(search.name), median ms" }, "\(search.name)")
+        }
+        // An empty database: every search that should find something found nothing.
+        #expect(report.failures.count == cases.filter(\.expectsMatches).count)
+        #expect(report.failures.first == "search 'cust-2' found 0 rows, expected some")
+        let output = BenchOutput(json: .null, lines: [], failures: report.failures)
+        #expect(output.failure != nil)
+        #expect(BenchOutput(json: .null, lines: []).failure == nil)
+    }
+
     @Test func theImportCostRowsAreCPUPerTransactionAndLockWaitShares() {
         var cost = ImportCost()
         cost.add(workerLine: "done 3000 cpu=0.090 server=0.120 lockwait=0.000")

@@ -46,4 +46,12 @@ struct LedgerFigure {
 struct LedgerBenchReport {
     var figures: [LedgerFigure] = []
     var notes: [String] = []
+    /// Checks that failed (a search that found nothing it should have): the bench goes on, prints
+    /// every figure, and then fails with these.
+    var failures: [String] = []
+
+    /// Records `problem` as a failure unless `condition` holds.
+    mutating func check(_ condition: Bool, _ problem: @autoclosure () -> String) {
+        if !condition { failures.append(problem()) }
+    }
 }

@@ -48,11 +48,11 @@ enum ScaleSearch {
                 }
                 shown = try browser.page(.customers, filter: filter, cursor: .first, limit: 40).rows.count
             }
-            try LedgerBenchCases.expect((found > 0) == search.expectsMatches,
-                                        "search '\(search.text)' found \(found) rows\(search.expectsMatches ? ", expected some" : ", expected none")")
+            report.check((found > 0) == search.expectsMatches,
+                         "search '\(search.text)' found \(found) rows\(search.expectsMatches ? ", expected some" : ", expected none")")
             // The page timed is the page shown: a search that counts customers shows them at once.
-            try LedgerBenchCases.expect(shown >= Int(min(customersFound, 40)),
-                                        "search '\(search.text)' counts \(customersFound) customers but its first page shows \(shown)")
+            report.check(shown >= Int(min(customersFound, 40)),
+                         "search '\(search.text)' counts \(customersFound) customers but its first page shows \(shown)")
             let median = (sorted[(sorted.count - 1) / 2] + sorted[sorted.count / 2]) / 2
             let p99 = sorted[max(0, Int((Double(sorted.count) * 0.99).rounded(.up)) - 1)]
             report.figures.append(LedgerFigure(name: prefix + "search \(search.name), median ms", value: median, aim: .below(50)))
