@@ -1,5 +1,5 @@
 import Foundation
-import PurchaseStore
+@testable import PurchaseStore
 import Testing
 @testable import ConsoleUI
 
@@ -38,6 +38,31 @@ struct BroadSearchTests {
         #expect(all == (0..<1_500).map { .text(String(format: "cust-2%04d", $0)) }, "every match once, in order")
         let last = try browser.page(.customers, filter: try BrowseFilter(parsing: "cust-2"), cursor: .last, limit: 7)
         #expect(last.rows.map(\.key) == (1_493..<1_500).map { .text(String(format: "cust-2%04d", $0)) })
+    }
+
+    /// Counting a name fragment alone stops after the cap (SQLite reads the name search's first
+    /// matches only, `SQLCondition.capped`); beside another word, or narrow, the count is exact.
+    @Test(arguments: ConsoleBackend.available)
+    func nameCountsStopAtTheCapAndAreExactBelowIt(_ backend: ConsoleBackend) throws {
+        let f = try Self.fixture(backend)
+        try f.database.writeTransaction {
+            for id in ["zz-1", "zz-2"] {
+                try f.database.execute("INSERT INTO customers (customer_id, created_at, updated_at, display_name) VALUES (?, ?, ?, ?)",
+                                       [.text(id), .text("2025-06-01T12:00:00.000Z"), .text("2025-06-01T12:00:00.000Z"), .text("Zoë Quill")])
+            }
+        }
+        let browser = Browser(f.database)
+        let broad = try browser.matchCount(.customers, filter: try BrowseFilter(parsing: "kim ode"))
+        #expect(broad.count == BrowseLimits.matchCountCap && broad.isLowerBound)
+        let narrow = try browser.matchCount(.customers, filter: try BrowseFilter(parsing: "quill"))
+        #expect(narrow.count == 2 && !narrow.isLowerBound)
+        let both = try browser.matchCount(.customers, filter: try BrowseFilter(parsing: "quill zz-2"))
+        #expect(both.count == 1 && !both.isLowerBound)
+        if backend == .sqlite {
+            let contact = try #require(SearchTerms(dialect: .sqlite).contactFragment("quill"))
+            #expect(contact.capped(1_001).sql.hasSuffix("MATCH ? LIMIT 1001)"))
+            #expect(contact.capped(1_001).parameters.count == contact.parameters.count)
+        }
     }
 
     @Test(arguments: ConsoleBackend.available)

@@ -152,8 +152,9 @@ public struct Browser {
     /// index-only reads, at most that many entries each.
     func broad(_ query: BrowseQuery, cap: Int64 = BrowseLimits.sortCap) throws -> [Bool] {
         guard !query.sources.isEmpty else { return [] }
+        // Each source alone: a name search stops after cap + 1 matches instead of gathering all.
         let columns = query.sources.enumerated().map { index, source in
-            "(SELECT count(*) FROM (SELECT 1 FROM \(query.tableName) WHERE \(source.sql) LIMIT \(cap + 1)) AS capped\(index)) AS n\(index)"
+            "(SELECT count(*) FROM (SELECT 1 FROM \(query.tableName) WHERE \(source.capped(cap + 1).sql) LIMIT \(cap + 1)) AS capped\(index)) AS n\(index)"
         }
         guard let row = try database.queryFirst(SQLDialect.plannedPerValues + "SELECT " + columns.joined(separator: ", "),
                                                 query.sources.flatMap(\.parameters)) else {

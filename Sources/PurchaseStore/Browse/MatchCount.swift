@@ -45,7 +45,8 @@ extension Browser {
     private func cappedUnionCount(_ query: BrowseQuery) throws -> MatchCount {
         let cap = BrowseLimits.matchCountCap
         let branches = query.sources.enumerated().map { index, source -> (sql: String, parameters: [SQLValue]) in
-            let conditions = [source] + query.predicates
+            // Alone, a name search stops after cap + 1 matches; beside other conditions it may not.
+            let conditions = query.predicates.isEmpty ? [source.capped(cap + 1)] : [source] + query.predicates
             return ("SELECT k FROM (SELECT \(query.key) AS k FROM \(query.tableName) WHERE " + conditions.map(\.sql).joined(separator: " AND ")
                         + " LIMIT \(cap + 1)) AS lookup\(index)",
                     conditions.flatMap(\.parameters))

@@ -80,7 +80,10 @@ struct SearchTerms {
             }
             // By rowid (the search table shares the customers table's since migration 0013): reading
             // each match's customer_id from the search table's content was most of a broad search.
-            return SQLCondition("customers.rowid IN (SELECT rowid FROM customer_search WHERE customer_search MATCH ?)", [.text(phrase)])
+            let head = "customers.rowid IN (SELECT rowid FROM customer_search WHERE customer_search MATCH ?"
+            var condition = SQLCondition(head + ")", [.text(phrase)])
+            condition.cappableSubquery = (head, ")")
+            return condition
         }
         var escaped = ""
         for character in fragment.lowercased() {
