@@ -62,6 +62,13 @@ struct BroadSearchTests {
             let contact = try #require(SearchTerms(dialect: .sqlite).contactFragment("quill"))
             #expect(contact.capped(1_001).sql.hasSuffix("MATCH ? LIMIT 1001)"))
             #expect(contact.capped(1_001).parameters.count == contact.parameters.count)
+            // A narrow name search is read once and listed; a broad one stays a lookup; none matches nothing.
+            let listed = try browser.listedIfNarrow(contact)
+            #expect(!listed.sql.contains("customer_search") && listed.parameters.count == 2)
+            let wide = try #require(SearchTerms(dialect: .sqlite).contactFragment("kim ode"))
+            #expect(try browser.listedIfNarrow(wide).sql == wide.sql)
+            let nothing = try browser.listedIfNarrow(try #require(SearchTerms(dialect: .sqlite).contactFragment("zzqqxx")))
+            #expect(nothing.sql == "customers.rowid IN (?)" && nothing.parameters == [.null])
         }
     }
 

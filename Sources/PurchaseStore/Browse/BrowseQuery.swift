@@ -7,11 +7,11 @@ struct SQLCondition: Sendable {
     /// When the condition is "this column starts with": the column and the prefix compared (see
     /// `SearchTerms.keyPrefix`), so a lookup of a list's own key can be read as key ranges.
     var prefix: ColumnPrefix?
-    /// When the condition is "the key is in this subquery's rows" and the subquery yields each
-    /// row once (SQLite's name search by rowid): the SQL before and after where `LIMIT n` goes in
-    /// the subquery, so that counting up to n stops after n matches (`capped`) instead of
-    /// gathering them all first.
-    var cappableSubquery: (head: String, tail: String)?
+    /// When the condition is "`column` is in this subquery's rows" and the subquery yields each
+    /// row once (SQLite's name search by rowid): the column and the subquery, so that counting up
+    /// to n stops after n matches (`capped`) instead of gathering them all first, and a narrow
+    /// one can be read once and listed (`Browser.listedIfNarrow`).
+    var rowSubquery: (column: String, sql: String)?
 
     init(_ sql: String, _ parameters: [SQLValue] = []) {
         self.sql = sql
@@ -21,8 +21,8 @@ struct SQLCondition: Sendable {
     /// The condition for counting alone, with no other condition beside it, up to `limit` rows:
     /// its subquery stopped at `limit` rows when it has one that may be (`cappableSubquery`).
     func capped(_ limit: Int64) -> SQLCondition {
-        guard let (head, tail) = cappableSubquery else { return self }
-        return SQLCondition(head + " LIMIT \(limit)" + tail, parameters)
+        guard let (column, sql) = rowSubquery else { return self }
+        return SQLCondition("\(column) IN (\(sql) LIMIT \(limit))", parameters)
     }
 
     /// The conditions joined with OR, in parentheses.

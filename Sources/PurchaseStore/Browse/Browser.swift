@@ -126,6 +126,7 @@ public struct Browser {
             // than either.
             guard isSQLite else { return query }
             var query = query
+            query.sources = try query.sources.map(listedIfNarrow)
             if let prefix = query.keyPrefix, let ranges = try keyPrefixRanges(query, prefix), !ranges.isEmpty {
                 // The ids that start with the term are the ranges'; the fragment lookup leaves
                 // them out (matching them all, as a prefix shared by a tenth of the customers

@@ -80,9 +80,9 @@ struct SearchTerms {
             }
             // By rowid (the search table shares the customers table's since migration 0013): reading
             // each match's customer_id from the search table's content was most of a broad search.
-            let head = "customers.rowid IN (SELECT rowid FROM customer_search WHERE customer_search MATCH ?"
-            var condition = SQLCondition(head + ")", [.text(phrase)])
-            condition.cappableSubquery = (head, ")")
+            let matches = "SELECT rowid FROM customer_search WHERE customer_search MATCH ?"
+            var condition = SQLCondition("customers.rowid IN (\(matches))", [.text(phrase)])
+            condition.rowSubquery = ("customers.rowid", matches)
             return condition
         }
         var escaped = ""
