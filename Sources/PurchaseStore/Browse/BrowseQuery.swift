@@ -19,7 +19,7 @@ struct SQLCondition: Sendable {
     }
 
     /// The condition for counting alone, with no other condition beside it, up to `limit` rows:
-    /// its subquery stopped at `limit` rows when it has one that may be (`cappableSubquery`).
+    /// its subquery stopped at `limit` rows when it has one that may be (`rowSubquery`).
     func capped(_ limit: Int64) -> SQLCondition {
         guard let (column, sql) = rowSubquery else { return self }
         return SQLCondition("\(column) IN (\(sql) LIMIT \(limit))", parameters)
@@ -45,16 +45,13 @@ struct BrowseQuery: Sendable {
     /// Predicates that are an equality on one column of the table: the source to use instead of
     /// a bounded scan when an index starts with that column (see `Browser.indexedColumns`).
     var indexable: [(column: String, condition: SQLCondition)] = []
-    /// When the filter's first word is a search term on the customers' or the orders' list, the
-    /// term folded to lower case: `sources[0]` is then its prefix match on the list's own key
-    /// (`SearchTerms.alternatives`), which `Browser.planned` may replace by key ranges.
-    var keyPrefix: String?
     /// How many leading sources are ranges of the key itself: each is read in key order from
     /// the cursor, so however many rows it matches, it never makes the query broad.
     var keyRangeSources = 0
-    /// With `keyPrefix` on the customers' list (SQLite): the source after it (its name, email or
-    /// id fragment, `SearchTerms.contactFragment`) and the same without the ids that start with
-    /// the term, which `Browser.planned` puts in its place once ranges of the key find those.
+    /// When the customers' list is searched for a term (SQLite): the source after its folded
+    /// prefix match on the key (its name, email or id fragment, `SearchTerms.contactFragment`) and
+    /// the same without the ids that start with the term, which `Browser.planned` puts in its
+    /// place once ranges of the key find those.
     var contactBesideRanges: (index: Int, condition: SQLCondition)?
 
     /// Adds `column = value` as a predicate that an index on `column` can turn into a source.
@@ -131,12 +128,9 @@ struct BrowseQuery: Sendable {
         if let first = idWords.first {
             sources = first.alternatives
             predicates += idWords.dropFirst().map { SQLCondition.any($0.alternatives) }
-            if filter.fields.isEmpty, let term = filter.terms.first, table == .customers || table == .orders {
-                keyPrefix = SearchTerms.fold(term)
-                if table == .customers, terms.contactFragment(term) != nil, let beside = terms.contactFragment(term, notAtIdStart: true),
-                   dialect.name == SQLDialect.sqlite.name {
-                    contactBesideRanges = (1, beside)
-                }
+            if filter.fields.isEmpty, let term = filter.terms.first, table == .customers, dialect.name == SQLDialect.sqlite.name,
+               terms.contactFragment(term) != nil, let beside = terms.contactFragment(term, notAtIdStart: true) {
+                contactBesideRanges = (1, beside)
             }
         }
         if let environment = filter.environment {

@@ -126,8 +126,9 @@ public struct Browser {
             // than either.
             guard isSQLite else { return query }
             var query = query
-            query.sources = try query.sources.map(listedIfNarrow)
-            if let prefix = query.keyPrefix, let ranges = try keyPrefixRanges(query, prefix), !ranges.isEmpty {
+            // A search term's folded prefix match on the key is the first source (`SearchTerms`).
+            if let prefix = query.sources.first?.prefix, prefix.folded, prefix.column == query.key,
+               let ranges = try keyPrefixRanges(query, prefix.prefix), !ranges.isEmpty {
                 // The ids that start with the term are the ranges'; the fragment lookup leaves
                 // them out (matching them all, as a prefix shared by a tenth of the customers
                 // does, it made the search broad and walked from the list's start).
@@ -135,6 +136,8 @@ public struct Browser {
                 query.sources = ranges + query.sources.dropFirst()
                 query.keyRangeSources = ranges.count
             }
+            // After the ranges: the fragment lookup read is the one the page uses.
+            query.sources = try query.sources.map(listedIfNarrow)
             var others = query
             others.sources = Array(query.sources.dropFirst(query.keyRangeSources))
             guard try broad(others).contains(true) else { return query }
