@@ -70,7 +70,9 @@ public enum BenchSuite {
         let only = options.only
         if let transactions = options.transactions ?? (only.map { "scale".contains($0) || $0.hasPrefix("scale") } == true ? ScaleBench.defaultTransactions : nil) {
             var report = LedgerBenchReport()
-            try ScaleBench.run(transactions: transactions, folder: options.keep, postgres: options.postgres, into: &report, progress: options.progress)
+            let parts = try ScaleBench.Part.selected(by: options.transactions == nil ? nil : only)
+            try ScaleBench.run(transactions: transactions, folder: options.keep, postgres: options.postgres, parts: parts, into: &report,
+                               progress: options.progress)
             return BenchOutput(json: .array(report.figures.map(\.json)), lines: report.figures.map(\.line) + report.notes.map { "note: " + $0 },
                                failures: report.failures)
         }

@@ -84,6 +84,38 @@ struct BroadSearchTests {
         #expect(try SearchTests.keys(browser, .customers, "kim ode", limit: 211) == expected.map { .text($0) })
     }
 
+    /// A name shared by more customers than can be listed, fewer than the sort cap: walked in key
+    /// order (SQLite) with the name search probed per key, never read through SQLite's OR
+    /// planning (every match looked up in the table and sorted), and the pages are the same.
+    @Test(arguments: ConsoleBackend.available)
+    func aNameTooBroadToListIsWalkedInKeyOrder(_ backend: ConsoleBackend) throws {
+        let f = try Self.fixture(backend)
+        let browser = Browser(f.database)
+        let filter = try BrowseFilter(parsing: "kim ode")
+        if backend == .sqlite {
+            let planned = try browser.planned(BrowseQuery(.customers, filter, .sqlite))
+            #expect(planned.sources.isEmpty && planned.walkBudget == BrowseLimits.scanBudget(.customers))
+            #expect(planned.predicates.first?.sql.contains("+customers.rowid IN (SELECT rowid FROM customer_search") == true)
+            for statement in browser.statements(.customers, filter: filter, cursor: .first, limit: 40) {
+                let plan = try f.database.query("EXPLAIN QUERY PLAN " + statement.sql, statement.parameters).compactMap { $0.string("detail") }
+                #expect(!plan.contains { $0.contains("MULTI-INDEX OR") || $0.contains("TEMP B-TREE FOR ORDER BY") }, "\(plan)")
+            }
+        }
+        let expected = try f.database.query("SELECT customer_id FROM customers WHERE display_name = 'Kim Ode'", [])
+            .compactMap { $0.string("customer_id") }.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+        let back = try browser.page(.customers, filter: filter, cursor: .before(.text(expected[2_000])), limit: 30)
+        #expect(back.rows.map(\.key) == expected[1_970..<2_000].map { .text($0) })
+    }
+
+    /// A walk's budget finds a page three times over on average, whole chunks, at least the
+    /// list's scan budget; past the most a walk may read, the matches are sorted instead.
+    @Test func aNameWalksBudgetFollowsHowSparseItsMatchesAre() {
+        #expect(Browser.walkBudget(.customers, rows: 1_150_000, matches: 33_532) == 10_000)
+        #expect(Browser.walkBudget(.customers, rows: 1_150_000, matches: 3_000) == 75_000)
+        #expect(Browser.walkBudget(.customers, rows: 1_150_000, matches: 1_500) == nil)
+        #expect(Browser.walkBudget(.customers, rows: 0, matches: 1_500) == nil)
+    }
+
     /// A prefix matching more customers than any lookup is sorted for (`BrowseLimits.sortCap`),
     /// behind more keys than a walk may read for a page (`BrowseLimits.scanBudget`), in three
     /// cases: the first page is full, in key order (`CUST-2…`, then `Cust-2…`, then `cust-2…`),

@@ -82,9 +82,27 @@ enum ScaleBench {
         return formatter.string(from: NSNumber(value: transactions)) ?? String(transactions)
     }
 
+    /// The steps measured on each backend; `--transactions N --only NAME` picks the steps whose
+    /// name starts with NAME (the database is built first when it is not kept yet; the copy to
+    /// PostgreSQL always runs when a URL is given, since the other steps measure it).
+    enum Part: String, CaseIterable, Sendable {
+        case console, search, lookups, size
+
+        /// Every part when `only` is nil or names the scale benchmark itself, else the parts it
+        /// names; an error naming the parts when it names none.
+        static func selected(by only: String?) throws -> Set<Part> {
+            guard let only, !"scale".hasPrefix(only), !only.hasPrefix("scale") else { return Set(allCases) }
+            let picked = Set(allCases.filter { $0.rawValue.hasPrefix(only) })
+            guard !picked.isEmpty else {
+                throw BenchmarkError(.usage, "--only \(only) with --transactions names no step of the scale benchmark (\(allCases.map(\.rawValue).joined(separator: ", ")))")
+            }
+            return picked
+        }
+    }
+
     /// The figures for `transactions` transactions: SQLite's, then PostgreSQL's at `postgres`.
-    static func run(transactions: Int, folder: String, postgres: String?, runs: Runs = .standard, into report: inout LedgerBenchReport,
-                    progress: Bool) throws {
+    static func run(transactions: Int, folder: String, postgres: String?, parts: Set<Part> = Set(Part.allCases), runs: Runs = .standard,
+                    into report: inout LedgerBenchReport, progress: Bool) throws {
         let path = path(transactions: transactions, folder: folder)
         let scale = "scale \(label(transactions)) transactions, "
         if FileManager.default.fileExists(atPath: path) {
@@ -108,8 +126,8 @@ enum ScaleBench {
         let audit = try database.queryFirst("SELECT count(*) AS n FROM audit_log", [])?.int("n") ?? 0
         report.notes.append("scale: \(label(transactions)) transactions of \(label(Int(customers))) customers, \(label(Int(receipts))) receipts, \(label(Int(audit))) audit entries (names in 7 scripts, 15% without one; ids cust-NNNN, UUIDs and numeric; 16-digit Apple ids)")
         let keys = try ScaleKeys(database, count: 200)
-        try measure(database, keys: keys, prefix: scale + "SQLite: ", runs: runs, into: &report, progress: progress)
-        try StorageCost.figures(database, transactions: transactions, prefix: scale + "SQLite: ", into: &report)
+        try measure(database, keys: keys, prefix: scale + "SQLite: ", parts: parts, runs: runs, into: &report, progress: progress)
+        if parts.contains(.size) { try StorageCost.figures(database, transactions: transactions, prefix: scale + "SQLite: ", into: &report) }
         guard let postgres else { return }
         let scratch = try BenchScratch(postgresURL: postgres)
         defer { scratch.remove() }
@@ -121,23 +139,29 @@ enum ScaleBench {
         // The aim is 10 minutes for 10,000,000 transactions: 60 s per million.
         report.figures.append(LedgerFigure(name: scale + "PostgreSQL: db copy from SQLite (verified), s", value: copy.seconds,
                                            aim: .below(60 * Double(transactions) / 1_000_000)))
-        try measure(target, keys: keys, prefix: scale + "PostgreSQL: ", runs: runs, into: &report, progress: progress)
-        try StorageCost.figures(target, transactions: transactions, prefix: scale + "PostgreSQL: ", into: &report)
+        try measure(target, keys: keys, prefix: scale + "PostgreSQL: ", parts: parts, runs: runs, into: &report, progress: progress)
+        if parts.contains(.size) { try StorageCost.figures(target, transactions: transactions, prefix: scale + "PostgreSQL: ", into: &report) }
     }
 
     /// The console, the searches and the lookups on `database`.
-    static func measure(_ database: SQLDatabase, keys: ScaleKeys, prefix: String, runs: Runs, into report: inout LedgerBenchReport, progress: Bool) throws {
+    static func measure(_ database: SQLDatabase, keys: ScaleKeys, prefix: String, parts: Set<Part>, runs: Runs, into report: inout LedgerBenchReport,
+                        progress: Bool) throws {
         let now = LedgerBenchCases.now
         let ledger = PurchaseLedger(database: database, configuration: configuration,
                                     verifier: ReceiptVerifier(trust: try TestCertificateAuthority.shared().trustStore()), clock: { now })
-        LedgerBenchCases.say("\(prefix)console…", progress)
-        _ = ProcessStats.resetPeakMemory()
-        for figure in try ConsoleBenchmark.measure(ledger: ledger, runs: runs.console, clock: { now }) where !figure.name.contains("paste") {
-            report.figures.append(LedgerFigure(name: prefix + figure.name, value: figure.value, aim: ConsoleBench.aim(figure.name),
-                                               floorName: figure.ratio == nil ? nil : ConsoleBenchmark.floorName, ratio: figure.ratio))
+        if parts.contains(.console) {
+            LedgerBenchCases.say("\(prefix)console…", progress)
+            _ = ProcessStats.resetPeakMemory()
+            for figure in try ConsoleBenchmark.measure(ledger: ledger, runs: runs.console, clock: { now }) where !figure.name.contains("paste") {
+                report.figures.append(LedgerFigure(name: prefix + figure.name, value: figure.value, aim: ConsoleBench.aim(figure.name),
+                                                   floorName: figure.ratio == nil ? nil : ConsoleBenchmark.floorName, ratio: figure.ratio))
+            }
         }
-        LedgerBenchCases.say("\(prefix)search, \(runs.search) of each…", progress)
-        try ScaleSearch.measure(database, keys: keys, runs: runs.search, prefix: prefix, into: &report)
+        if parts.contains(.search) {
+            LedgerBenchCases.say("\(prefix)search, \(runs.search) of each…", progress)
+            try ScaleSearch.measure(database, keys: keys, runs: runs.search, prefix: prefix, into: &report)
+        }
+        guard parts.contains(.lookups) else { return }
         LedgerBenchCases.say("\(prefix)lookups, \(runs.lookups) of each…", progress)
         for figure in try BackendBenchmark.lookups(ledger, customers: keys.customers, transactions: keys.transactions, orders: keys.orders,
                                                    originals: keys.originals, runs: runs.lookups, warmUp: min(50, runs.lookups)) {

@@ -25,6 +25,13 @@ struct SQLCondition: Sendable {
         return SQLCondition("\(column) IN (\(sql) LIMIT \(limit))", parameters)
     }
 
+    /// The condition as a predicate of a walk: a row subquery with its column behind a unary `+`
+    /// (SQLite: no index is used for it), anything else as it is.
+    var probed: SQLCondition {
+        guard let (column, sql) = rowSubquery else { return self }
+        return SQLCondition("+\(column) IN (\(sql))", parameters)
+    }
+
     /// The conditions joined with OR, in parentheses.
     static func any(_ conditions: [SQLCondition]) -> SQLCondition {
         SQLCondition("(" + conditions.map(\.sql).joined(separator: " OR ") + ")", conditions.flatMap(\.parameters))
@@ -87,11 +94,18 @@ struct BrowseQuery: Sendable {
     /// The key qualified by the table name, for SQL.
     var key: String { "\(tableName).\(keyColumn)" }
 
+    /// Keys a walk of `walkingLookups` may examine per page before it stops (`Browser.boundedScan`);
+    /// nil: the list's scan budget. Set where a name search is walked (`Browser.planned`).
+    var walkBudget: Int64?
+
     /// The same rows with the lookups as one predicate (no source): for a walk in key order.
+    /// A name search in it is `+rowid IN (…)`: read once per statement as a list and probed by
+    /// each key walked, never the index SQLite's OR planning would read it through (every match
+    /// looked up in the table and sorted, 33,000 for `müller` at ten million transactions).
     var walkingLookups: BrowseQuery {
         var walked = self
         walked.sources = []
-        walked.predicates = [SQLCondition.any(sources)] + predicates
+        walked.predicates = [SQLCondition.any(sources.map(\.probed))] + predicates
         return walked
     }
 
@@ -127,7 +141,8 @@ struct BrowseQuery: Sendable {
         }
         if let first = idWords.first {
             sources = first.alternatives
-            predicates += idWords.dropFirst().map { SQLCondition.any($0.alternatives) }
+            // A later word checks the rows the first finds; its name search never drives (`probed`).
+            predicates += idWords.dropFirst().map { SQLCondition.any($0.alternatives.map(\.probed)) }
             if filter.fields.isEmpty, let term = filter.terms.first, table == .customers, dialect.name == SQLDialect.sqlite.name,
                terms.contactFragment(term) != nil, let beside = terms.contactFragment(term, notAtIdStart: true) {
                 contactBesideRanges = (1, beside)

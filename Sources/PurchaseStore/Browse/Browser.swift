@@ -116,7 +116,8 @@ public struct Browser {
     /// query whose other lookups include a broad one (a short prefix matching more than
     /// `BrowseLimits.sortCap` rows) walks the list in key order with the lookups as one
     /// predicate: the matches are many, so the walk finds a page of them quickly, where merging
-    /// the lookups would sort them all. A query with no index lookup of its own uses an index
+    /// the lookups would sort them all; so does a name search too broad to list, when a walk's
+    /// budget would find a page (`nameSearchWalk`). A query with no index lookup of its own uses an index
     /// on one of its equality predicates (`env:` with an index on environment) as its source,
     /// rather than scanning in chunks.
     func planned(_ query: BrowseQuery) throws -> BrowseQuery {
@@ -140,8 +141,9 @@ public struct Browser {
             query.sources = try query.sources.map(listedIfNarrow)
             var others = query
             others.sources = Array(query.sources.dropFirst(query.keyRangeSources))
-            guard try broad(others).contains(true) else { return query }
-            return query.walkingLookups
+            let counts = try sourceCounts(others, cap: BrowseLimits.sortCap)
+            if counts.contains(where: { $0 > BrowseLimits.sortCap }) { return query.walkingLookups }
+            return try nameSearchWalk(query, counts: counts, offset: query.keyRangeSources) ?? query
         }
         guard !query.indexable.isEmpty else { return query }
         let indexed = try indexedColumns(query.tableName)
@@ -153,8 +155,13 @@ public struct Browser {
     }
 
     /// Whether each source alone matches more than `cap` rows: one statement (one round trip) of
-    /// index-only reads, at most that many entries each.
+    /// index-only reads, at most that many entries each (`sourceCounts`).
     func broad(_ query: BrowseQuery, cap: Int64 = BrowseLimits.sortCap) throws -> [Bool] {
+        try sourceCounts(query, cap: cap).map { $0 > cap }
+    }
+
+    /// How many rows each source alone matches, up to `cap` + 1 (more than `cap`: broad).
+    func sourceCounts(_ query: BrowseQuery, cap: Int64) throws -> [Int64] {
         guard !query.sources.isEmpty else { return [] }
         // Each source alone: a name search stops after cap + 1 matches instead of gathering all.
         let columns = query.sources.enumerated().map { index, source in
@@ -162,9 +169,9 @@ public struct Browser {
         }
         guard let row = try database.queryFirst(SQLDialect.plannedPerValues + "SELECT " + columns.joined(separator: ", "),
                                                 query.sources.flatMap(\.parameters)) else {
-            return query.sources.map { _ in false }
+            return query.sources.map { _ in 0 }
         }
-        return query.sources.indices.map { (row.int("n\($0)") ?? 0) > cap }
+        return query.sources.indices.map { row.int("n\($0)") ?? 0 }
     }
 
     /// The columns an index of `table` starts with.
@@ -187,13 +194,13 @@ public struct Browser {
 
     /// Walks keys from the cursor in chunks of `BrowseLimits.scanChunk` (each found by an
     /// index-only read of the key) until `limit` rows matched, the table ended, or the scan
-    /// budget (`budget` keys, else `BrowseLimits.scanBudget`) ran out (then returns the last key examined).
+    /// budget (`budget` keys, else the query's `walkBudget`, else `BrowseLimits.scanBudget`) ran out (then returns the last key examined).
     func boundedScan(_ query: BrowseQuery, _ step: KeyStep, limit: Int, budget: Int64? = nil) throws -> ([SQLRow], BrowseKey?) {
         var rows: [SQLRow] = []
         var from: BrowseKey?  // nil: the first chunk starts at the cursor
         var scanned: Int64 = 0
         while rows.count < limit {
-            if let from, scanned >= budget ?? BrowseLimits.scanBudget(query.table) { return (rows, from) }
+            if let from, scanned >= budget ?? query.walkBudget ?? BrowseLimits.scanBudget(query.table) { return (rows, from) }
             let end = query.chunkEnd(step, from: from)
             guard let chunk = try database.queryFirst(end.sql, end.parameters), (chunk.int("chunk_keys") ?? 0) > 0,
                   chunk["chunk_end"] != .null else { return (rows, nil) }

@@ -13,24 +13,7 @@ enum ListRowLookups {
         guard !ids.isEmpty else { return [:] }
         let marks = SQLDialect.placeholders(ids.count)
         let values = ids.map { SQLValue.text($0) }
-        let columns = try database.query("""
-            SELECT c.customer_id,
-              (SELECT count(*) FROM (SELECT 1 FROM transactions t WHERE t.customer_id = c.customer_id
-                                     LIMIT \(BrowseLimits.countCap + 1)) AS capped) AS tx_count,
-              (SELECT sum(DISTINCT \(environmentBit("recent.environment"))) FROM (SELECT r.environment FROM receipts r
-                 WHERE r.customer_id = c.customer_id ORDER BY r.receipt_id DESC LIMIT 50) AS recent) AS receipt_environments,
-              (SELECT t.environment FROM transactions t WHERE t.customer_id = c.customer_id AND t.environment != 'Production'
-                 LIMIT 1) AS other_environment,
-              CASE WHEN EXISTS (SELECT 1 FROM transactions t WHERE t.customer_id = c.customer_id AND t.environment = 'Production')
-                   THEN 1 ELSE 0 END AS has_production,
-              CASE WHEN EXISTS (SELECT 1 FROM receipts r WHERE r.customer_id = c.customer_id AND r.apple_environment IS NOT NULL
-                                AND r.apple_environment != r.environment AND r.apple_environment != 'Unknown'
-                                AND r.environment != 'Unknown') THEN 1 ELSE 0 END AS mismatch,
-              (SELECT count(*) FROM conflicts k WHERE k.owner_customer_id = c.customer_id AND k.status = 'open')
-                + (SELECT count(*) FROM conflicts k WHERE k.claimant_customer_id = c.customer_id
-                   AND k.owner_customer_id != c.customer_id AND k.status = 'open') AS open_conflicts
-            FROM customers c WHERE c.customer_id IN (\(marks))
-            """, values)
+        let columns = try database.query(customerColumns(count: ids.count), values)
         var entitlements: [String: [String]] = [:]
         for row in try database.query("""
             SELECT DISTINCT customer_id, entitlement FROM entitlements WHERE active = 1 AND customer_id IN (\(marks))
@@ -54,6 +37,31 @@ enum ListRowLookups {
                                          displayName: row.string("display_name"), email: row.string("email"), createdAt: row.date("created_at"))
         }
         return result
+    }
+
+    /// The statement `customers` reads a page's columns with, for `count` customer ids: a
+    /// customer's receipts and transactions are read through their indexes by customer only
+    /// (never a receipt's 2 KB row nor a transaction's, `EnvironmentIndexSchema`).
+    static func customerColumns(count: Int) -> String {
+        let marks = SQLDialect.placeholders(count)
+        return """
+        SELECT c.customer_id,
+          (SELECT count(*) FROM (SELECT 1 FROM transactions t WHERE t.customer_id = c.customer_id
+                                 LIMIT \(BrowseLimits.countCap + 1)) AS capped) AS tx_count,
+          (SELECT sum(DISTINCT \(environmentBit("recent.environment"))) FROM (SELECT r.environment FROM receipts r
+             WHERE r.customer_id = c.customer_id ORDER BY r.receipt_id DESC LIMIT 50) AS recent) AS receipt_environments,
+          (SELECT t.environment FROM transactions t WHERE t.customer_id = c.customer_id AND t.environment != 'Production'
+             LIMIT 1) AS other_environment,
+          CASE WHEN EXISTS (SELECT 1 FROM transactions t WHERE t.customer_id = c.customer_id AND t.environment = 'Production')
+               THEN 1 ELSE 0 END AS has_production,
+          CASE WHEN EXISTS (SELECT 1 FROM receipts r WHERE r.customer_id = c.customer_id AND r.apple_environment IS NOT NULL
+                            AND r.apple_environment != r.environment AND r.apple_environment != 'Unknown'
+                            AND r.environment != 'Unknown') THEN 1 ELSE 0 END AS mismatch,
+          (SELECT count(*) FROM conflicts k WHERE k.owner_customer_id = c.customer_id AND k.status = 'open')
+            + (SELECT count(*) FROM conflicts k WHERE k.claimant_customer_id = c.customer_id
+               AND k.owner_customer_id != c.customer_id AND k.status = 'open') AS open_conflicts
+        FROM customers c WHERE c.customer_id IN (\(marks))
+        """
     }
 
     /// The transaction ids among `ids` that are in an open conflict.

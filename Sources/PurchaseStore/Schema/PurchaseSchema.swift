@@ -221,5 +221,6 @@ public enum PurchaseSchema {
         ErasureSchema.migration,
         SortIndexSchema.migration,
         TransactionOfferSchema.migration,
+        EnvironmentIndexSchema.migration,
     ]
 }
