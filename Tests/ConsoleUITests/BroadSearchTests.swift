@@ -201,4 +201,41 @@ struct BroadSearchTests {
         #expect(kim.count == 606)
         #expect(try SearchTests.keys(browser, .customers, "cust-2 kim", limit: 41) == kim)
     }
+
+    /// Beside a broad prefix, the term held past an id's start, in a name, across the id and the
+    /// name (quoted), and in another script at an id's start: each found once, in key order (on
+    /// PostgreSQL the fragment is read in the text past the id's start, migration 0018's index,
+    /// so the prefix's own matches are not read a second time).
+    @Test(arguments: ConsoleBackend.available)
+    func fragmentsBesideABroadPrefixAreFoundOnce(_ backend: ConsoleBackend) throws {
+        let f = try ConsoleFixture(populated: false, backend: backend)
+        let customers = (0..<1_100).map { (String(format: "cust-2%04d", $0), "Lee") }
+            + [("CUST-2X", "Lee"), ("x-cust-2a", "Lee"), ("9001", "a cust-2 fan"), ("9002", "Lee"), ("über-1", "Lee"), ("ab", "cd Lee")]
+        try f.database.writeTransaction {
+            for (id, name) in customers {
+                try f.database.execute("INSERT INTO customers (customer_id, created_at, updated_at, display_name) VALUES (?, ?, ?, ?)",
+                                       [.text(id), .text("2025-06-01T12:00:00.000Z"), .text("2025-06-01T12:00:00.000Z"), .text(name)])
+            }
+        }
+        let browser = Browser(f.database)
+        let expected = Self.expected(customers.map { (id: $0.0, name: $0.1) }) { $0.id.lowercased().contains("cust-2") || $0.name.contains("cust-2") }
+        #expect(expected.count == 1_103 && expected.prefix(2) == [.text("9001"), .text("CUST-2X")])
+        let first = try browser.page(.customers, filter: try BrowseFilter(parsing: "cust-2"), cursor: .first, limit: 40)
+        #expect(first.rows.map(\.key) == Array(expected.prefix(40)) && first.isFull)
+        #expect(try SearchTests.keys(browser, .customers, "cust-2", limit: 97) == expected, "every match once, in order")
+        let count = try browser.matchCount(.customers, filter: try BrowseFilter(parsing: "cust-2"))
+        #expect(count.count == BrowseLimits.matchCountCap && count.isLowerBound)
+        #expect(try SearchTests.keys(browser, .customers, "cust-2a") == [.text("x-cust-2a")], "a fragment past the id's start")
+        #expect(try browser.matchCount(.customers, filter: try BrowseFilter(parsing: "cust-2a")).count == 1)
+        #expect(try SearchTests.keys(browser, .customers, "über") == [.text("über-1")], "another script at the id's start")
+        if backend == .postgres {
+            // The whole text still holds what only it can: a quoted fragment across the id and the name.
+            #expect(try SearchTests.keys(browser, .customers, "\"ab cd\"") == [.text("ab")])
+            let indexes = Set(try f.database.query("SELECT indexname FROM pg_indexes WHERE tablename = 'customers'", []).compactMap { $0.string("indexname") })
+            #expect(indexes.contains("customers_by_contact") == indexes.contains("customers_by_contact_past_id"))
+            let past = { (term: String) in BrowseQuery(.customers, try BrowseFilter(parsing: term), f.database.dialect).sources[1].sql }
+            #expect(try past("cust-2").contains("substr(customers.customer_id, 2)"))
+            #expect(try !past("über").contains("substr(") && !past("\"ab cd\"").contains("substr("))
+        }
+    }
 }

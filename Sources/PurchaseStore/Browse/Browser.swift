@@ -63,7 +63,11 @@ public struct Browser {
         if !isSQLite {
             let broadness = try broad(query, cap: BrowseLimits.matchCountCap)
             if broadness.contains(true) {
-                return (try denseLookupPage(query, step, limit: limit) ?? pickedLookupPage(query, step, limit: limit, broad: broadness), nil)
+                let ranged = try keyRanges(query, broad: broadness)
+                if broadness.indices.allSatisfy({ !broadness[$0] || ranged[$0] != nil }) {
+                    return (try pickedLookupPage(query, step, limit: limit, ranged: ranged), nil)
+                }
+                return (try denseLookupPage(query, step, limit: limit) ?? pickedLookupPage(query, step, limit: limit, ranged: ranged), nil)
             }
         }
         var rows: [SQLRow] = []

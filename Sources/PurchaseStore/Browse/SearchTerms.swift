@@ -69,8 +69,14 @@ struct SearchTerms {
     }
 
     /// Customers whose id, display name or email holds `fragment` (three characters or more);
-    /// with `notAtIdStart` (SQLite), leaving out ids that start with it (found by ranges of the
-    /// key instead, `Browser.keyPrefixRanges`) unless their name or email holds it too.
+    /// with `notAtIdStart`, leaving out ids that start with it unless their name or email holds
+    /// it too, for a lookup beside the term's prefix match on the id, which finds those: on
+    /// SQLite by ranges of the key (`Browser.keyPrefixRanges`); on PostgreSQL through the index
+    /// of the contact text past its first character (`SearchSchema.contactPastIdStart`), when
+    /// the fragment is ASCII without a space (so a match at the text's start lies within the id
+    /// and is the prefix match's; any other fragment is looked for in the whole text). As on
+    /// SQLite, the id's start then compares ASCII letters folded only: an id starting with the
+    /// Kelvin sign is not found by `k…`.
     func contactFragment(_ fragment: String, notAtIdStart: Bool = false) -> SQLCondition? {
         guard fragment.count >= Self.shortestFragment else { return nil }
         if dialect.name == SQLDialect.sqlite.name {
@@ -90,7 +96,9 @@ struct SearchTerms {
             if character == "%" || character == "_" || character == "\\" { escaped.append("\\") }
             escaped.append(character)
         }
-        return SQLCondition("\(SearchSchema.contact(dialect, table: "customers.")) LIKE ?", [.text("%" + escaped + "%")])
+        let pastIdStart = notAtIdStart && fragment.unicodeScalars.allSatisfy { $0.isASCII && $0 != " " }
+        let text = pastIdStart ? SearchSchema.contactPastIdStart(dialect, table: "customers.") : SearchSchema.contact(dialect, table: "customers.")
+        return SQLCondition("\(text) LIKE ?", [.text("%" + escaped + "%")])
     }
 
     /// What `term` matches on `table`.
@@ -114,7 +122,9 @@ struct SearchTerms {
         switch table {
         case .customers:
             var out = [Self.keyPrefix("customers.customer_id", f("customers.customer_id"), folded, folded: true)]
-            if let contact = contactFragment(term) { out.append(contact) }
+            // Beside the prefix match on the id (PostgreSQL; SQLite leaves id starts out once
+            // it has the key's ranges, `Browser.planned`).
+            if let contact = contactFragment(term, notAtIdStart: dialect.name != SQLDialect.sqlite.name) { out.append(contact) }
             for column in ["transaction_id", "original_transaction_id", "web_order_line_item_id"] {
                 out.append(SQLCondition("customers.customer_id IN (SELECT customer_id FROM transactions WHERE \(column) = ?)", [raw]))
             }

@@ -221,6 +221,7 @@ public enum PurchaseSchema {
         ErasureSchema.migration,
         SortIndexSchema.migration,
         TransactionOfferSchema.migration,
+        ContactPastIdSchema.migration,
         EnvironmentIndexSchema.migration,
     ]
 }

@@ -83,6 +83,13 @@ public enum SearchSchema {
         "lower(\(table)customer_id || ' ' || coalesce(\(table)display_name, '') || ' ' || coalesce(\(table)email, ''))"
     }
 
+    /// PostgreSQL: the same text from its second character on (migration 0018's index), which
+    /// holds a fragment wherever the whole text does except at its start, the id's start
+    /// (`lower` maps one character to one, as libc's does).
+    static func contactPastIdStart(_ dialect: SQLDialect, table: String = "") -> String {
+        "lower(substr(\(table)customer_id, 2) || ' ' || coalesce(\(table)display_name, '') || ' ' || coalesce(\(table)email, ''))"
+    }
+
     /// The tables search keeps for itself (SQLite's FTS5 table and its shadow tables): derived
     /// from `customers`, never copied.
     public static let derivedTables: Set<String> = [
