@@ -24,6 +24,10 @@ enum ContactPastIdSchema {
                 END IF;
             END
             $$
-            """]
+            """,
+            // Statistics for the new index's expression now: without them the planner took it
+            // for a rare match and read every 'icloud' customer through it (26 ms where the
+            // first 1,001 of a plain scan take 6), and building an index triggers no analyze.
+            "ANALYZE customers"]
     }
 }
