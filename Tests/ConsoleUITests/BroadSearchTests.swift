@@ -238,4 +238,40 @@ struct BroadSearchTests {
             #expect(try !past("über").contains("substr(") && !past("\"ab cd\"").contains("substr("))
         }
     }
+
+    /// A broad name whose matches thin out near the cursor: none in the first 1,000 keys (the
+    /// walk's first fifth finds too few and the page is picked from the lookups), 10 in the next
+    /// 1,000 (enough to go on walking, and the rest of the chunk fills the page), then dense.
+    /// Every page is the next matches in key order, forward and back.
+    @Test(arguments: ConsoleBackend.available)
+    func aBroadNameThinNearTheCursorFillsItsPagesInKeyOrder(_ backend: ConsoleBackend) throws {
+        let f = try ConsoleFixture(populated: false, backend: backend)
+        var customers = (0..<1_000).map { (id: String(format: "0-%04d", $0), name: "Lee") }
+        customers += (0..<5_000).map { (id: String(format: "a-%04d", $0), name: ($0 < 1_000 ? $0 % 100 : $0 % 20) == 0 ? "Kimura" : "Lee") }
+        customers += (0..<1_000).map { (id: String(format: "b-%04d", $0), name: "Kimura") }
+        try f.database.writeTransaction {
+            for chunk in stride(from: 0, to: customers.count, by: 500) {
+                let part = customers[chunk..<min(chunk + 500, customers.count)]
+                try f.database.execute("INSERT INTO customers (customer_id, created_at, updated_at, display_name) VALUES "
+                                       + part.map { _ in "(?, '2025-06-01T12:00:00.000Z', '2025-06-01T12:00:00.000Z', ?)" }.joined(separator: ", "),
+                                       part.flatMap { [SQLValue.text($0.id), .text($0.name)] })
+            }
+        }
+        let expected = Self.expected(customers) { $0.name == "Kimura" }
+        #expect(expected.count == 1_210)
+        let browser = Browser(f.database)
+        let filter = try BrowseFilter(parsing: "kimura")
+        let first = try browser.page(.customers, filter: filter, cursor: .first, limit: 40)
+        #expect(first.rows.map(\.key) == Array(expected.prefix(40)) && first.isFull)
+        let thin = try browser.page(.customers, filter: filter, cursor: .after(.text("0-0999")), limit: 40)
+        #expect(thin.rows.map(\.key) == Array(expected.prefix(40)), "10 in the first 1,000 keys, 30 after them")
+        let later = try browser.page(.customers, filter: filter, cursor: .after(expected[5]), limit: 40)
+        #expect(later.rows.map(\.key) == Array(expected[6..<46]))
+        #expect(try SearchTests.keys(browser, .customers, "kimura", limit: 40) == expected, "every match once, in order")
+        let back = try browser.page(.customers, filter: filter, cursor: .before(expected[100]), limit: 40)
+        #expect(back.rows.map(\.key) == Array(expected[60..<100]))
+        // The rule: a fifth of the chunk holding less than half a page at the whole chunk's rate.
+        #expect(Browser.looksSparse(found: 0, limit: 41) && Browser.looksSparse(found: 4, limit: 41))
+        #expect(!Browser.looksSparse(found: 5, limit: 41) && !Browser.looksSparse(found: 10, limit: 41))
+    }
 }

@@ -61,13 +61,13 @@ extension BrowseQuery {
     }
 
     /// The last key of the next chunk of a bounded scan (`chunk_end`) and how many keys it holds
-    /// (`chunk_keys`): an index-only read of at most `BrowseLimits.scanChunk` keys.
-    func chunkEnd(_ step: KeyStep, from: BrowseKey?) -> BrowseStatement {
+    /// (`chunk_keys`): an index-only read of at most `keys` keys.
+    func chunkEnd(_ step: KeyStep, from: BrowseKey?, keys: Int64 = BrowseLimits.scanChunk) -> BrowseStatement {
         let start = from.map { [SQLCondition("\(key) \(step.ascending ? ">" : "<") ?", [$0.sqlValue])] } ?? step.condition(key)
         let filter = start.isEmpty ? "" : " WHERE " + start.map(\.sql).joined(separator: " AND ")
         let sql = "SELECT \(step.ascending ? "max" : "min")(k) AS chunk_end, count(*) AS chunk_keys FROM (SELECT \(key) AS k FROM \(tableName)"
             + filter + " ORDER BY \(key) \(step.order) LIMIT ?) AS chunk"
-        return BrowseStatement(sql: sql, parameters: start.flatMap(\.parameters) + [.integer(BrowseLimits.scanChunk)], walksKeys: true)
+        return BrowseStatement(sql: sql, parameters: start.flatMap(\.parameters) + [.integer(keys)], walksKeys: true)
     }
 
     private func select(_ conditions: [SQLCondition], order: String, limit: Int, walksKeys: Bool) -> BrowseStatement {

@@ -196,24 +196,25 @@ public struct Browser {
         return columns
     }
 
-    /// Walks keys from the cursor in chunks of `BrowseLimits.scanChunk` (each found by an
+    /// Walks keys from the cursor (or past `start`) in chunks of `chunk` keys (each found by an
     /// index-only read of the key) until `limit` rows matched, the table ended, or the scan
     /// budget (`budget` keys, else the query's `walkBudget`, else `BrowseLimits.scanBudget`) ran out (then returns the last key examined).
-    func boundedScan(_ query: BrowseQuery, _ step: KeyStep, limit: Int, budget: Int64? = nil) throws -> ([SQLRow], BrowseKey?) {
+    func boundedScan(_ query: BrowseQuery, _ step: KeyStep, limit: Int, budget: Int64? = nil, after start: BrowseKey? = nil,
+                     chunk size: Int64 = BrowseLimits.scanChunk) throws -> ([SQLRow], BrowseKey?) {
         var rows: [SQLRow] = []
-        var from: BrowseKey?  // nil: the first chunk starts at the cursor
+        var from = start  // nil: the first chunk starts at the cursor
         var scanned: Int64 = 0
         while rows.count < limit {
             if let from, scanned >= budget ?? query.walkBudget ?? BrowseLimits.scanBudget(query.table) { return (rows, from) }
-            let end = query.chunkEnd(step, from: from)
+            let end = query.chunkEnd(step, from: from, keys: size)
             guard let chunk = try database.queryFirst(end.sql, end.parameters), (chunk.int("chunk_keys") ?? 0) > 0,
                   chunk["chunk_end"] != .null else { return (rows, nil) }
             let through = query.keyIsText ? BrowseKey.text(chunk.string("chunk_end") ?? "") : BrowseKey.integer(chunk.int("chunk_end") ?? 0)
             let statement = query.chunkRows(step, from: from, through: through, limit: limit - rows.count)
             rows += try database.query(statement.sql, statement.parameters)
-            if (chunk.int("chunk_keys") ?? 0) < BrowseLimits.scanChunk { return (rows, nil) }
+            if (chunk.int("chunk_keys") ?? 0) < size { return (rows, nil) }
             from = through
-            scanned += BrowseLimits.scanChunk
+            scanned += size
         }
         return (rows, nil)
     }

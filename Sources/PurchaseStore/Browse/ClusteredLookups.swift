@@ -18,9 +18,29 @@ import Foundation
 extension Browser {
     /// The page when one chunk of keys from the cursor holds it (or holds every key left); nil
     /// when the matches are sparser than that near the cursor.
+    ///
+    /// The chunk's first fifth is read first (`probeKeys`): it holds the page when the matches
+    /// are dense, and when it holds less than half what the whole chunk would need at that rate
+    /// (`looksSparse`), the rest is not read: a name fragment shared by 3,000 of 1,150,000
+    /// customers (`鈴木さ`) found 7 matches in 5,000 keys, 12 ms of reads for nothing before
+    /// the page was picked anyway.
     func denseLookupPage(_ query: BrowseQuery, _ step: KeyStep, limit: Int) throws -> [SQLRow]? {
-        let (rows, stoppedAt) = try boundedScan(query.walkingLookups, step, limit: limit, budget: BrowseLimits.scanChunk)
-        return stoppedAt == nil ? rows : nil
+        let walked = query.walkingLookups
+        let (first, probed) = try boundedScan(walked, step, limit: limit, budget: Self.probeKeys, chunk: Self.probeKeys)
+        guard let probed else { return first }
+        if Self.looksSparse(found: first.count, limit: limit) { return nil }
+        let rest = BrowseLimits.scanChunk - Self.probeKeys
+        let (more, stoppedAt) = try boundedScan(walked, step, limit: limit - first.count, budget: rest, after: probed, chunk: rest)
+        return stoppedAt == nil ? first + more : nil
+    }
+
+    /// The keys a dense page is first looked for in: a fifth of a chunk.
+    static let probeKeys = BrowseLimits.scanChunk / 5
+
+    /// Whether `found` matches in the first `probeKeys` keys promise less than half of `limit`
+    /// in a whole chunk at the same rate (then a walk of the chunk would most likely fall short).
+    static func looksSparse(found: Int, limit: Int) -> Bool {
+        Int64(found) * (BrowseLimits.scanChunk / probeKeys) * 2 < Int64(limit)
     }
 
     /// The page picked from each lookup's first `limit` matches past the cursor in key order,
