@@ -167,9 +167,12 @@ public struct Browser {
     /// How many rows each source alone matches, up to `cap` + 1 (more than `cap`: broad).
     func sourceCounts(_ query: BrowseQuery, cap: Int64) throws -> [Int64] {
         guard !query.sources.isEmpty else { return [] }
-        // Each source alone: a name search stops after cap + 1 matches instead of gathering all.
+        // Each source alone. A name search is counted in its own rows, after cap + 1 of them: it
+        // yields each row once, and looking each up in the table (25,000 at random) cost 40 ms.
         let columns = query.sources.enumerated().map { index, source in
-            "(SELECT count(*) FROM (SELECT 1 FROM \(query.tableName) WHERE \(source.capped(cap + 1).sql) LIMIT \(cap + 1)) AS capped\(index)) AS n\(index)"
+            let rows = source.rowSubquery.map { "\($0.sql) LIMIT \(cap + 1)" }
+                ?? "SELECT 1 FROM \(query.tableName) WHERE \(source.sql) LIMIT \(cap + 1)"
+            return "(SELECT count(*) FROM (\(rows)) AS capped\(index)) AS n\(index)"
         }
         guard let row = try database.queryFirst(SQLDialect.plannedPerValues + "SELECT " + columns.joined(separator: ", "),
                                                 query.sources.flatMap(\.parameters)) else {
