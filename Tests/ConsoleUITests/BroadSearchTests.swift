@@ -107,6 +107,78 @@ struct BroadSearchTests {
         #expect(back.rows.map(\.key) == expected[1_970..<2_000].map { .text($0) })
     }
 
+    /// A name search checked on the row (a walk through dense matches, SQLite) keeps exactly the
+    /// rows the trigram search finds: case folded, in any column, NULL names, other scripts, and
+    /// the two characters whose folding is an ASCII letter (KELVIN SIGN, LONG S) asking the search.
+    @Test func aNameCheckedOnItsRowFindsExactlyWhatTheSearchFinds() throws {
+        let f = try ConsoleFixture(populated: false, backend: .sqlite)
+        let people: [(id: String, name: String?, email: String?)] = [
+            ("a-1", "Kim Ode", "kim@icloud.com"), ("a-2", "KIM ODE", nil), ("a-3", nil, "x@ICLOUD.com"), ("a-4", "\u{212A}im Ode", nil),
+            ("a-5", "Ki\u{212A}m", "\u{17F}un@icloud.com"), ("a-6", "Ödön Kím", "kim.ode@web.de"), ("kim-7", nil, nil), ("a-8", "Sun Kim", "sun@kim.org"),
+            ("a-9", "Mißter Sun", "SUN@MAIL.com"), ("a-10", "kimodé", "odé@x.fr"), ("a-11", "Zed", "zed@example.org"),
+        ]
+        try f.database.writeTransaction {
+            for person in people {
+                try f.database.execute("INSERT INTO customers (customer_id, created_at, updated_at, display_name, email) VALUES (?, ?, ?, ?, ?)",
+                                       [.text(person.id), .text("2025-06-01T12:00:00.000Z"), .text("2025-06-01T12:00:00.000Z"),
+                                        person.name.map { .text($0) } ?? .null, person.email.map { .text($0) } ?? .null])
+            }
+        }
+        let terms = SearchTerms(dialect: .sqlite)
+        for fragment in ["kim", "KIM", "sun", "icloud", "ode", "m o", "a-1", "zzz", "im@"] {
+            let search = try #require(terms.contactFragment(fragment))
+            let check = try #require(search.rowCheck.map { SQLCondition($0.sql, $0.parameters) }, "an ASCII fragment is checked on the row")
+            let found = { (condition: SQLCondition) in
+                try f.database.query("SELECT customer_id FROM customers WHERE \(condition.sql) ORDER BY customer_id", condition.parameters)
+                    .compactMap { $0.string("customer_id") }
+            }
+            #expect(try found(check) == found(search), "\(fragment)")
+        }
+        #expect(try found(rows: f, try #require(terms.contactFragment("kim")).checkedPerRow).contains("a-4"), "the Kelvin sign folds to k")
+        #expect(terms.contactFragment("ödö")?.rowCheck == nil, "a fragment that is not ASCII asks the search")
+    }
+
+    private func found(rows f: ConsoleFixture, _ condition: SQLCondition) throws -> [String] {
+        try f.database.query("SELECT customer_id FROM customers WHERE \(condition.sql)", condition.parameters).compactMap { $0.string("customer_id") }
+    }
+
+    /// A name shared by more customers than the sort cap is walked with the name checked on each
+    /// row: the pages are the matches in key order, forward and back, a Kelvin-sign spelling too.
+    @Test(arguments: ConsoleBackend.available)
+    func aDenseNameIsCheckedOnItsRowsAndPagesInKeyOrder(_ backend: ConsoleBackend) throws {
+        let f = try ConsoleFixture(populated: false, backend: backend)
+        let dense = Int(BrowseLimits.sortCap) + 500
+        var customers: [(id: String, name: String)] = []
+        for index in 0..<(dense + 4_000) {
+            let name = index % 7 == 3 ? "Lee Park" : index % 97 == 5 ? "\u{212A}im Dense" : "Kim Dense"
+            customers.append((String(format: "%08x-aa", index &* 2_654_435_761 % 4_294_967_291), name))
+        }
+        try f.database.writeTransaction {
+            for chunk in stride(from: 0, to: customers.count, by: 400) {
+                let part = customers[chunk..<min(chunk + 400, customers.count)]
+                try f.database.execute("INSERT INTO customers (customer_id, created_at, updated_at, display_name) VALUES "
+                                       + part.map { _ in "(?, '2025-06-01T12:00:00.000Z', '2025-06-01T12:00:00.000Z', ?)" }.joined(separator: ", "),
+                                       part.flatMap { [SQLValue.text($0.id), .text($0.name)] })
+            }
+        }
+        let browser = Browser(f.database)
+        let filter = try BrowseFilter(parsing: "kim")
+        if backend == .sqlite {
+            let planned = try browser.planned(BrowseQuery(.customers, filter, .sqlite))
+            #expect(planned.sources.isEmpty && planned.predicates.first?.sql.contains("CASE WHEN") == true, "the name checked on each row")
+        }
+        let expected = Self.expected(customers) { $0.name != "Lee Park" }
+        #expect(expected.count > Int(BrowseLimits.sortCap))
+        let first = try browser.page(.customers, filter: filter, cursor: .first, limit: 60)
+        #expect(first.rows.map(\.key) == Array(expected.prefix(60)))
+        let middle = try browser.page(.customers, filter: filter, cursor: .after(expected[20_000]), limit: 45)
+        #expect(middle.rows.map(\.key) == Array(expected[20_001..<20_046]))
+        let back = try browser.page(.customers, filter: filter, cursor: .before(expected[9_000]), limit: 30)
+        #expect(back.rows.map(\.key) == Array(expected[8_970..<9_000]))
+        let last = try browser.page(.customers, filter: filter, cursor: .last, limit: 8)
+        #expect(last.rows.map(\.key) == Array(expected.suffix(8)))
+    }
+
     /// A walk's budget finds a page three times over on average, whole chunks, at least the
     /// list's scan budget; past the most a walk may read, the matches are sorted instead.
     @Test func aNameWalksBudgetFollowsHowSparseItsMatchesAre() {

@@ -146,7 +146,7 @@ public struct Browser {
             var others = query
             others.sources = Array(query.sources.dropFirst(query.keyRangeSources))
             let counts = try sourceCounts(others, cap: BrowseLimits.sortCap)
-            if counts.contains(where: { $0 > BrowseLimits.sortCap }) { return query.walkingLookups }
+            if counts.contains(where: { $0 > BrowseLimits.sortCap }) { return query.walking(perRow: true) }
             return try nameSearchWalk(query, counts: counts, offset: query.keyRangeSources) ?? query
         }
         guard !query.indexable.isEmpty else { return query }

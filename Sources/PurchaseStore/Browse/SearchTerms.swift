@@ -89,6 +89,7 @@ struct SearchTerms {
             let matches = "SELECT rowid FROM customer_search WHERE customer_search MATCH ?"
             var condition = SQLCondition("customers.rowid IN (\(matches))", [.text(phrase)])
             condition.rowSubquery = ("customers.rowid", matches)
+            if !notAtIdStart { condition.rowCheck = Self.contactRowCheck(fragment, phrase: phrase, matches: matches) }
             return condition
         }
         var escaped = ""
@@ -99,6 +100,22 @@ struct SearchTerms {
         let pastIdStart = notAtIdStart && fragment.unicodeScalars.allSatisfy { $0.isASCII && $0 != " " }
         let text = pastIdStart ? SearchSchema.contactPastIdStart(dialect, table: "customers.") : SearchSchema.contact(dialect, table: "customers.")
         return SQLCondition("\(text) LIKE ?", [.text("%" + escaped + "%")])
+    }
+
+    /// The customers' trigram search for `fragment` checked on the row itself (SQLite), exactly:
+    /// for an ASCII fragment, a column holds it under the search's case folding if and only if
+    /// its ASCII-lower-cased text holds it, unless the text has one of the two characters whose
+    /// folding is an ASCII letter (KELVIN SIGN to k, LONG S to s: found by trying every code point
+    /// through SQLite's trigram tokenizer); such a row asks the search itself. Nil for a fragment
+    /// that is not ASCII.
+    static func contactRowCheck(_ fragment: String, phrase: String, matches: String) -> (sql: String, parameters: [SQLValue])? {
+        guard fragment.unicodeScalars.allSatisfy(\.isASCII) else { return nil }
+        let folded = SQLValue.text(fold(fragment))
+        let columns = ["customers.customer_id", "coalesce(customers.display_name, '')", "coalesce(customers.email, '')"]
+        let text = columns.joined(separator: " || ' ' || ")
+        let asksTheSearch = "instr(\(text), char(8490)) > 0 OR instr(\(text), char(383)) > 0"
+        let holds = columns.map { "instr(lower(\($0)), ?) > 0" }.joined(separator: " OR ")
+        return ("(CASE WHEN \(asksTheSearch) THEN +customers.rowid IN (\(matches)) ELSE (\(holds)) END)", [.text(phrase), folded, folded, folded])
     }
 
     /// What `term` matches on `table`.
