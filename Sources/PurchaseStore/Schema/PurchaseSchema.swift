@@ -223,5 +223,6 @@ public enum PurchaseSchema {
         TransactionOfferSchema.migration,
         ContactPastIdSchema.migration,
         EnvironmentIndexSchema.migration,
+        RedundantIndexSchema.migration,
     ]
 }
