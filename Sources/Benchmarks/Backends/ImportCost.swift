@@ -11,7 +11,9 @@ import PurchaseStore
 /// waiting for locks: on SQLite the seconds each worker slept in the product's busy handler
 /// (`SQLiteLockWaits`), on PostgreSQL the share of samples, every 10 ms, in which a worker's
 /// session waited on a heavyweight lock (`wait_event_type = 'Lock'` in pg_stat_activity:
-/// advisory, row, transaction locks).
+/// advisory, row, transaction locks), and among those the samples in which it waited for its own
+/// import's previous batch (`ImportTurn`: an advisory lock whose class is the process id of the
+/// import's first lane).
 struct ImportCost {
     var importerCPU = 0.0
     /// Nil when a backend's /proc entry could not be read (a server on another machine).
@@ -19,9 +21,11 @@ struct ImportCost {
     var otherServerCPU: Double?
     /// SQLite: seconds slept in busy handlers, summed over the workers.
     var sqliteWaits = 0.0
-    /// PostgreSQL: lock-waiting samples and samples taken (each covers every worker).
+    /// PostgreSQL: lock-waiting samples and samples taken (each covers every worker), and the
+    /// lock-waiting samples in which the wait was for the import's own previous batch.
     var lockSamples = 0
     var samples = 0
+    var ownTurnSamples = 0
 
     /// Adds a worker's `done N cpu=S server=S lockwait=S` fields.
     mutating func add(workerLine line: String) {
@@ -65,10 +69,16 @@ struct ImportCost {
         }
         report.figures.append(LedgerFigure(name: name + "lock waits, % of wall time", value: lockWaitPercent(backend: backend, workers: processes, seconds: seconds),
                                            aim: processes >= 4 ? .below(5) : .none))
+        if backend == "postgresql" {
+            // No aim of its own: part of the row above, which keeps its aim.
+            let share = samples > 0 ? min(100, Double(ownTurnSamples) / Double(samples * processes) * 100) : 0
+            report.figures.append(LedgerFigure(name: name + "lock waits for the import's own previous batch (its other session's turn), % of wall time",
+                                               value: share, aim: .none))
+        }
     }
 
     /// The note saying how these were measured.
-    static let note = "backends: CPU per transaction from /proc/PID/stat (user + system, 10 ms ticks) from go to done: each importer's own, every client backend of the database (pg_stat_activity; importStream opens two sessions per worker: the one pg_backend_pid() names and its second lane), and the server's other processes (non-client rows of pg_stat_activity, read by the parent; any other work on that server counts too); lock waits: SQLite, seconds slept in the product's busy handler (BEGIN IMMEDIATE behind another writer) ÷ (wall × processes); PostgreSQL, the share of 10 ms samples of pg_stat_activity in which a session of the workers waited on a lock (wait_event_type Lock: advisory, row, transaction), per worker"
+    static let note = "backends: CPU per transaction from /proc/PID/stat (user + system, 10 ms ticks) from go to done: each importer's own, every client backend of the database (pg_stat_activity; importStream opens two sessions per worker: the one pg_backend_pid() names and its second lane), and the server's other processes (non-client rows of pg_stat_activity, read by the parent; any other work on that server counts too); lock waits: SQLite, seconds slept in the product's busy handler (BEGIN IMMEDIATE behind another writer) ÷ (wall × processes); PostgreSQL, the share of 10 ms samples of pg_stat_activity in which a session of the workers waited on a lock (wait_event_type Lock: advisory, row, transaction), per worker; of those, the waits for the import's own previous batch: the session's ungranted lock in pg_locks is an advisory lock of its import's class (ImportTurn: importStream's second session waits for the first's batch before it appends to the audit chain, by design, even from one process)"
 }
 
 /// Samples pg_stat_activity on its own connection while an import runs, and reads the server's
@@ -78,7 +88,7 @@ final class LockWaitSampler: @unchecked Sendable {
     private let pids: [Int64]
     private let lock = NSLock()
     private var running = true
-    private var lockSamples = 0, samples = 0
+    private var lockSamples = 0, samples = 0, ownTurnSamples = 0
     private var others: [Int64: Double] = [:]
     /// Each client backend's CPU seconds when first seen (0 when it started after `go`) and last read.
     private var clients: [Int64: (first: Double, last: Double)] = [:]
@@ -113,12 +123,21 @@ final class LockWaitSampler: @unchecked Sendable {
             defer { done.signal() }
             while lock.withLock({ running }) {
                 // A failed sample is skipped: the figure is the share of the samples taken.
+                // An import's turn locks are advisory locks whose class (classid) is the process
+                // id of its first lane's session (`ImportTurn.key`), a session of this database;
+                // the product's other advisory locks (write keys, the writer lock) are 64-bit
+                // hashes, whose upper half names a live session only by a one-in-a-billion chance.
                 if let row = try? database.queryFirst("""
-                    SELECT count(*) FILTER (WHERE wait_event_type = 'Lock') AS waiting FROM pg_stat_activity
-                    WHERE pid IN (\(list)) OR (backend_type = 'client backend' AND datname = current_database() AND pid <> pg_backend_pid())
+                    SELECT count(*) FILTER (WHERE a.wait_event_type = 'Lock') AS waiting,
+                           count(*) FILTER (WHERE a.wait_event_type = 'Lock' AND EXISTS (
+                             SELECT 1 FROM pg_locks l WHERE l.pid = a.pid AND NOT l.granted AND l.locktype = 'advisory'
+                             AND l.classid::bigint IN (SELECT s.pid FROM pg_stat_activity s WHERE s.datname = current_database()))) AS own_turn
+                    FROM pg_stat_activity a
+                    WHERE a.pid IN (\(list)) OR (a.backend_type = 'client backend' AND a.datname = current_database() AND a.pid <> pg_backend_pid())
                     """, []) {
                     lock.withLock {
                         lockSamples += Int(row.int("waiting") ?? 0)
+                        ownTurnSamples += Int(row.int("own_turn") ?? 0)
                         samples += 1
                     }
                 }
@@ -131,15 +150,16 @@ final class LockWaitSampler: @unchecked Sendable {
         }
     }
 
-    /// Stops sampling; the lock-waiting samples (one per waiting backend), the samples, and the
-    /// server's other processes' CPU seconds meanwhile (nil when unreadable).
-    func stop() -> (lockSamples: Int, samples: Int, otherCPU: Double?) {
+    /// Stops sampling; the lock-waiting samples (one per waiting backend), the samples, the
+    /// lock-waiting samples that waited for their own import's previous batch, and the server's
+    /// other processes' CPU seconds meanwhile (nil when unreadable).
+    func stop() -> (lockSamples: Int, samples: Int, ownTurnSamples: Int, otherCPU: Double?) {
         lock.withLock { running = false }
         done.wait()
         let after = (try? Self.otherProcesses(database)) ?? [:]  // unreadable: no row, said in the note
         let common = others.keys.filter { after[$0] != nil }
         let cpu = common.isEmpty ? nil : common.reduce(0.0) { $0 + max(0, (after[$1] ?? 0) - (others[$1] ?? 0)) }
-        return lock.withLock { (lockSamples, samples, cpu) }
+        return lock.withLock { (lockSamples, samples, ownTurnSamples, cpu) }
     }
 
     /// CPU seconds of each of the server's non-client processes that /proc shows.
