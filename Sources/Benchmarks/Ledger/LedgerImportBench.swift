@@ -133,10 +133,9 @@ enum LedgerImportBench {
         func remove() { try? FileManager.default.removeItem(at: directory) }  // best effort: a leftover temp folder is harmless
     }
 
-    /// A receipt file's bytes (the benchmark wrote it: no size limit to enforce).
+    /// A receipt file's bytes, read as `receiptdesk import FILE…` reads each file (`InputFile`).
     static func readFile(_ path: String) throws -> [UInt8] {
-        guard let data = FileManager.default.contents(atPath: path) else { throw BenchmarkError.ledger("cannot read \(path)") }
-        return Array(data)
+        do { return try InputFile.read(path) } catch { throw BenchmarkError.ledger(error.message) }
     }
 
     /// CPU time of every thread of the process so far.
