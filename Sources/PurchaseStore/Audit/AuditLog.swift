@@ -166,10 +166,16 @@ public enum AuditLog {
     }
 
     /// Appends `entries` in order: one head read after the lock, the entries' inserts and one
-    /// head update (on PostgreSQL sent with COMMIT when the transaction pipelines its writes).
+    /// head update; on PostgreSQL one statement that does all of it on the server
+    /// (`AuditChainOnServer`), queued after the lock with the transaction's other writes and
+    /// sent with COMMIT when the transaction pipelines them.
     private static func appendTogether(_ database: SQLDatabase, _ entries: [PendingAuditEntry]) throws {
         guard !entries.isEmpty else { return }
         try database.lockAuditChain()
+        if database is PostgresDatabase {
+            try database.executeLater(AuditChainOnServer.sql, AuditChainOnServer.parameters(entries, user: database.databaseUser))
+            return
+        }
         let head = try database.queryFirst("SELECT seq, hash FROM audit_head WHERE id = 1", [])
         var seq = head?.int("seq") ?? 0
         var previous = head?.string("hash") ?? genesis
