@@ -263,6 +263,11 @@ struct BrowseTests {
         #expect(reads.count == 5, "\(plan)")
         #expect(reads.allSatisfy { $0.contains("USING COVERING INDEX receipts_by_customer") || $0.contains("USING COVERING INDEX transactions_by_customer") },
                 "\(plan)")
+        // Their active entitlements too (migration 0021): an entitlement row is read from the index.
+        let entitlements = try f.database.query("EXPLAIN QUERY PLAN " + ListRowLookups.activeEntitlements(count: 2), [.text("cust-0001"), .text("cust-0002")])
+            .compactMap { $0.string("detail") }
+        #expect(entitlements.contains { $0.contains("USING COVERING INDEX entitlements_by_customer") }, "\(entitlements)")
+        #expect(!entitlements.contains { $0.hasPrefix("SCAN entitlements") }, "\(entitlements)")
     }
 
     @Test(arguments: ConsoleBackend.available)

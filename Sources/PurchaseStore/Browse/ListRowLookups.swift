@@ -15,9 +15,7 @@ enum ListRowLookups {
         let values = ids.map { SQLValue.text($0) }
         let columns = try database.query(customerColumns(count: ids.count), values)
         var entitlements: [String: [String]] = [:]
-        for row in try database.query("""
-            SELECT DISTINCT customer_id, entitlement FROM entitlements WHERE active = 1 AND customer_id IN (\(marks))
-            """, values) {
+        for row in try database.query(activeEntitlements(count: ids.count), values) {
             guard let id = row.string("customer_id"), let entitlement = row.string("entitlement") else { continue }
             entitlements[id, default: []].append(entitlement)
         }
@@ -62,6 +60,12 @@ enum ListRowLookups {
                AND k.owner_customer_id != c.customer_id AND k.status = 'open') AS open_conflicts
         FROM customers c WHERE c.customer_id IN (\(marks))
         """
+    }
+
+    /// The statement `customers` reads a page's active entitlements with, for `count` customer
+    /// ids: from `entitlements_by_customer` alone (migration 0021), never the rows.
+    static func activeEntitlements(count: Int) -> String {
+        "SELECT DISTINCT customer_id, entitlement FROM entitlements WHERE active = 1 AND customer_id IN (\(SQLDialect.placeholders(count)))"
     }
 
     /// The transaction ids among `ids` that are in an open conflict.

@@ -224,5 +224,6 @@ public enum PurchaseSchema {
         ContactPastIdSchema.migration,
         EnvironmentIndexSchema.migration,
         RedundantIndexSchema.migration,
+        EntitlementIndexSchema.migration,
     ]
 }
