@@ -43,8 +43,13 @@ struct ImportCost {
 
     /// The share of the workers' wall time spent waiting for locks, in percent.
     func lockWaitPercent(backend: String, workers: Int, seconds: Double) -> Double {
-        if backend == "postgresql" { return samples > 0 ? min(100, Double(lockSamples) / Double(samples * workers) * 100) : 0 }
+        if backend == "postgresql" { return sampleShare(lockSamples, workers: workers) }
         return seconds > 0 ? sqliteWaits / (seconds * Double(workers)) * 100 : 0
+    }
+
+    /// PostgreSQL: `count` waiting samples as a share of every worker's samples, in percent.
+    private func sampleShare(_ count: Int, workers: Int) -> Double {
+        samples > 0 ? min(100, Double(count) / Double(samples * workers) * 100) : 0
     }
 
     /// The cost rows of one batched import (`name` ends before the unit), aims: importer +
@@ -71,9 +76,8 @@ struct ImportCost {
                                            aim: processes >= 4 ? .below(5) : .none))
         if backend == "postgresql" {
             // No aim of its own: part of the row above, which keeps its aim.
-            let share = samples > 0 ? min(100, Double(ownTurnSamples) / Double(samples * processes) * 100) : 0
             report.figures.append(LedgerFigure(name: name + "lock waits for the import's own previous batch (its other session's turn), % of wall time",
-                                               value: share, aim: .none))
+                                               value: sampleShare(ownTurnSamples, workers: processes), aim: .none))
         }
     }
 

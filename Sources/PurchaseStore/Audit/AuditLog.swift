@@ -158,24 +158,22 @@ public enum AuditLog {
         return result
     }
 
-    /// Appends the entries `appendAtCommit` kept for the commit.
+    /// Appends the entries `appendAtCommit` kept for the commit: one statement that reads the
+    /// head, hashes and writes them on the server (`AuditChainOnServer`), queued after the lock
+    /// with the transaction's other writes and sent with COMMIT when the transaction pipelines them.
     static func appendPending(_ database: PostgresDatabase) throws {
         let entries = database.pendingAudit
         database.pendingAudit = []
-        try appendTogether(database, entries)
+        guard !entries.isEmpty else { return }
+        try database.lockAuditChain()
+        try database.executeLater(AuditChainOnServer.sql, AuditChainOnServer.parameters(entries, user: database.databaseUser))
     }
 
     /// Appends `entries` in order: one head read after the lock, the entries' inserts and one
-    /// head update; on PostgreSQL one statement that does all of it on the server
-    /// (`AuditChainOnServer`), queued after the lock with the transaction's other writes and
-    /// sent with COMMIT when the transaction pipelines them.
+    /// head update.
     private static func appendTogether(_ database: SQLDatabase, _ entries: [PendingAuditEntry]) throws {
         guard !entries.isEmpty else { return }
         try database.lockAuditChain()
-        if database is PostgresDatabase {
-            try database.executeLater(AuditChainOnServer.sql, AuditChainOnServer.parameters(entries, user: database.databaseUser))
-            return
-        }
         let head = try database.queryFirst("SELECT seq, hash FROM audit_head WHERE id = 1", [])
         var seq = head?.int("seq") ?? 0
         var previous = head?.string("hash") ?? genesis

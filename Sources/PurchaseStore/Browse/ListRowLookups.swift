@@ -11,7 +11,6 @@ enum ListRowLookups {
     static func customers(_ rows: [SQLRow], database: SQLDatabase) throws -> [String: CustomerListRow] {
         let ids = rows.compactMap { $0.string("customer_id") }
         guard !ids.isEmpty else { return [:] }
-        let marks = SQLDialect.placeholders(ids.count)
         let values = ids.map { SQLValue.text($0) }
         let columns = try database.query(customerColumns(count: ids.count), values)
         var entitlements: [String: [String]] = [:]
