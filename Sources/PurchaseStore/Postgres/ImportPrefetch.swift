@@ -100,18 +100,27 @@ extension PostgresDatabase {
 /// PostgreSQL array literals, sent as one text parameter (`?::text[]`) so that one prepared
 /// statement serves a list of any length.
 enum PostgresArrayLiteral {
-    /// `{"a","b"}`: every element quoted, `"` and `\` escaped.
+    /// `{"a","b"}`: every element quoted, `"` and `\` escaped. Built as UTF-8 bytes: in UTF-8
+    /// those two bytes never occur inside another character's encoding, and an element without
+    /// either (nearly every one) is copied whole.
     static func text(_ values: [String]) -> String {
-        var literal = "{"
+        var literal: [UInt8] = [UInt8(ascii: "{")]
+        literal.reserveCapacity(2 + values.reduce(0) { $0 + $1.utf8.count + 3 })
         for (index, value) in values.enumerated() {
-            if index > 0 { literal += "," }
-            literal += "\""
-            for character in value.unicodeScalars {
-                if character == "\"" || character == "\\" { literal += "\\" }
-                literal.unicodeScalars.append(character)
+            if index > 0 { literal.append(UInt8(ascii: ",")) }
+            literal.append(UInt8(ascii: "\""))
+            let bytes = value.utf8
+            if bytes.contains(where: { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+                for byte in bytes {
+                    if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { literal.append(UInt8(ascii: "\\")) }
+                    literal.append(byte)
+                }
+            } else {
+                literal.append(contentsOf: bytes)
             }
-            literal += "\""
+            literal.append(UInt8(ascii: "\""))
         }
-        return literal + "}"
+        literal.append(UInt8(ascii: "}"))
+        return String(decoding: literal, as: UTF8.self)
     }
 }
