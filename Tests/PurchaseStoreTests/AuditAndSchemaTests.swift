@@ -83,6 +83,10 @@ struct AuditAndSchemaTests {
             ("SELECT * FROM transactions WHERE product_id = ?", "p"), ("SELECT * FROM orders WHERE customer_id = ?", "c"),
             ("SELECT * FROM receipts WHERE customer_id = ?", "c"), ("SELECT * FROM transactions WHERE order_id = ?", "o"),
             ("SELECT * FROM grants WHERE customer_id = ? AND entitlement = ? AND revoked_at IS NULL", "c"),
+            // Through the partial indexes of migration 0022, which hold only rows that have the id.
+            ("SELECT * FROM transactions WHERE web_order_line_item_id = ?", "w"), ("SELECT * FROM transactions WHERE app_transaction_id = ?", "a"),
+            ("SELECT * FROM receipts WHERE app_transaction_id = ? AND customer_id IS NOT NULL", "a"),
+            ("SELECT * FROM transactions WHERE app_account_token IS NOT NULL AND \(f.database.dialect.folded("app_account_token")) = ?", "t"),
         ] {
             let parameters: [SQLValue] = sql.contains("entitlement = ?") ? [.text(parameter), .text("pro")] : [.text(parameter)]
             let plan = try f.database.query((postgres ? "EXPLAIN " : "EXPLAIN QUERY PLAN ") + sql, parameters)
@@ -92,6 +96,24 @@ struct AuditAndSchemaTests {
             } else {
                 #expect(plan.allSatisfy { $0.hasPrefix("SEARCH") }, "\(sql): \(plan)")
             }
+        }
+    }
+
+    /// Migration 0022: an id a row may lack is indexed only where the row has one, so an import
+    /// of rows without it writes no entry there.
+    @Test(arguments: TestBackend.available) func optionalIdIndexesHoldOnlyRowsThatHaveTheId(_ backend: TestBackend) throws {
+        let f = try BackendLedgerFixture(backend)
+        let partial: [(index: String, column: String)] = [
+            ("transactions_by_order", "order_id"), ("transactions_by_folded_token", "app_account_token"),
+            ("transactions_by_web_order", "web_order_line_item_id"), ("transactions_by_app_transaction", "app_transaction_id"),
+            ("receipts_by_app_transaction", "app_transaction_id"),
+        ]
+        for (index, column) in partial {
+            let definition = try f.database.queryFirst(backend == .postgres
+                ? "SELECT indexdef AS sql FROM pg_indexes WHERE schemaname = current_schema() AND indexname = ?"
+                : "SELECT sql FROM sqlite_master WHERE type = 'index' AND name = ?", [.text(index)])?.string("sql") ?? ""
+            let condition = backend == .postgres ? "WHERE (\(column) IS NOT NULL)" : "WHERE \(column) IS NOT NULL"
+            #expect(definition.hasSuffix(condition), "\(index): \(definition)")
         }
     }
 

@@ -86,7 +86,7 @@ enum SearchReasons {
             return ("SELECT customer_id, web_order_line_item_id AS matched FROM transactions WHERE web_order_line_item_id = ?", [raw])
         case .appAccountToken:
             return ("""
-                SELECT customer_id, app_account_token AS matched FROM transactions WHERE \(dialect.folded("app_account_token")) = ? \
+                SELECT customer_id, app_account_token AS matched FROM transactions WHERE app_account_token IS NOT NULL AND \(dialect.folded("app_account_token")) = ? \
                 UNION SELECT customer_id, app_account_token AS matched FROM orders WHERE \(dialect.folded("app_account_token")) = ?
                 """, [lower, lower])
         case .order: return ("SELECT customer_id, order_id AS matched FROM orders WHERE \(dialect.folded("order_id")) = ?", [lower])

@@ -15,10 +15,12 @@ struct SearchTerms {
 
     /// `expression` starts with `prefix`: a range on the expression's index (byte order: every
     /// string with the prefix lies between it and the prefix with its last character's
-    /// successor), checked again by `substr`, so a collation cannot add or drop a row.
-    static func prefix(_ expression: String, _ prefix: String) -> SQLCondition {
+    /// successor), checked again by `substr`, so a collation cannot add or drop a row. A
+    /// `present` column is said to be there first: the expression's index holds only the rows
+    /// that have it (a partial index, migration 0022), and SQLite does not see that through `lower()`.
+    static func prefix(_ expression: String, _ prefix: String, present column: String? = nil) -> SQLCondition {
         let length = prefix.unicodeScalars.count
-        var sql = "(\(expression) >= ?"
+        var sql = "(" + (column.map { "\($0) IS NOT NULL AND " } ?? "") + "\(expression) >= ?"
         var parameters: [SQLValue] = [.text(prefix)]
         if let upper = upperBound(prefix) {
             sql += " AND \(expression) < ?"
@@ -145,7 +147,7 @@ struct SearchTerms {
             for column in ["transaction_id", "original_transaction_id", "web_order_line_item_id"] {
                 out.append(SQLCondition("customers.customer_id IN (SELECT customer_id FROM transactions WHERE \(column) = ?)", [raw]))
             }
-            out.append(SQLCondition("customers.customer_id IN (SELECT customer_id FROM transactions WHERE \(f("app_account_token")) = ?)", [lower]))
+            out.append(SQLCondition("customers.customer_id IN (SELECT customer_id FROM transactions WHERE app_account_token IS NOT NULL AND \(f("app_account_token")) = ?)", [lower]))
             out.append(SQLCondition("customers.customer_id IN (SELECT customer_id FROM orders WHERE \(f("order_id")) = ?)", [lower]))
             out.append(SQLCondition("customers.customer_id IN (SELECT customer_id FROM orders WHERE \(f("app_account_token")) = ?)", [lower]))
             out.append(SQLCondition("customers.customer_id IN (SELECT customer_id FROM transactions WHERE transaction_id IN (\(appleOrderTransactions.sql)))",
@@ -161,7 +163,7 @@ struct SearchTerms {
                                  appleOrderTransactions.parameters)]
         case .transactions:
             return [ownTransactionId, appleId("transactions.original_transaction_id"),
-                    appleId("transactions.web_order_line_item_id"), Self.prefix(f("transactions.app_account_token"), folded),
+                    appleId("transactions.web_order_line_item_id"), Self.prefix(f("transactions.app_account_token"), folded, present: "transactions.app_account_token"),
                     within("transactions.customer_id", customerIs(folded)),
                     SQLCondition("transactions.order_id IN (SELECT order_id FROM orders WHERE \(f("order_id")) = ?)", [lower]),
                     SQLCondition("transactions.product_id = ?", [raw]), within("transactions.transaction_id", appleOrderTransactions),

@@ -225,5 +225,6 @@ public enum PurchaseSchema {
         EnvironmentIndexSchema.migration,
         RedundantIndexSchema.migration,
         EntitlementIndexSchema.migration,
+        OptionalIdIndexSchema.migration,
     ]
 }
