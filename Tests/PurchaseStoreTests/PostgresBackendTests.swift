@@ -160,6 +160,17 @@ struct PostgresBackendTests {
         #expect(try database.query("SELECT k FROM kv ORDER BY k", []).compactMap { $0.string("k") } == ["a", "b", "c"])
     }
 
+    /// A plan estimated dear (an index without statistics yet) is not JIT-compiled: each
+    /// search would spend tens of milliseconds compiling a plan that runs in a fraction of one.
+    @Test(.enabled(if: PostgresTestServer.url != nil, PostgresTestServer.skipped))
+    func sessionsCompileNoPlanJustInTime() throws {
+        let scratch = try ScratchDatabase(.postgres)
+        let database = try scratch.open()
+        #expect(try database.queryFirst("SELECT current_setting('jit') AS jit", [])?.string("jit") == "off")
+        let reader = try PostgresDatabase(url: scratch.location, readOnly: true)
+        #expect(try reader.queryFirst("SELECT current_setting('jit') AS jit", [])?.string("jit") == "off")
+    }
+
     @Test(.enabled(if: PostgresTestServer.url != nil, PostgresTestServer.skipped))
     func aWriterWaitingLongerThanTheBusyTimeoutIsBusy() throws {
         let scratch = try ScratchDatabase(.postgres)
