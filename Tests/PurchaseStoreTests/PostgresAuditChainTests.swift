@@ -16,7 +16,6 @@ struct PostgresAuditChainTests {
 
     @Test func entriesHashedOnTheServerAreTheClientsHashesAndTheChainVerifies() throws {
         let scratch = try ScratchDatabase(.postgres)
-        _ = scratch
         let database = try #require(try PurchaseDatabase.open(scratch.location) as? PostgresDatabase)
         let start = Date(timeIntervalSince1970: 1_780_000_000)
         // Three commits: the first starts the chain from nothing (no head row yet), the next two
