@@ -94,10 +94,13 @@ extension PurchaseLedger {
             let sqlite = database as? SQLiteDatabase
             let outcomes = try database.writeTransaction {
                 entitlementCache?.beginBatch(dataVersion: try sqlite?.dataVersion(), changes: sqlite?.totalChanges())
+                let search = try SearchEntryDeferral.begin(database)
                 // No savepoint here: the batch's audit entries can be appended together.
-                return try AuditLog.appendingTogether(database) {
+                let outcomes = try AuditLog.appendingTogether(database) {
                     try applyBatch(count: batch.count, item, isolated: false, firstIndex: batch.lowerBound)
                 }
+                try search?.end()
+                return outcomes
             }
             entitlementCache?.endBatch(changes: sqlite?.totalChanges())
             return outcomes

@@ -226,5 +226,6 @@ public enum PurchaseSchema {
         RedundantIndexSchema.migration,
         EntitlementIndexSchema.migration,
         OptionalIdIndexSchema.migration,
+        SearchDeferralSchema.migration,
     ]
 }

@@ -90,11 +90,11 @@ public enum SearchSchema {
         "lower(substr(\(table)customer_id, 2) || ' ' || coalesce(\(table)display_name, '') || ' ' || coalesce(\(table)email, ''))"
     }
 
-    /// The tables search keeps for itself (SQLite's FTS5 table and its shadow tables): derived
-    /// from `customers`, never copied.
+    /// The tables search keeps for itself (SQLite's FTS5 table, its shadow tables and the flag of
+    /// a batch whose entries are added at its end): derived from `customers`, never copied.
     public static let derivedTables: Set<String> = [
         "customer_search", "customer_search_data", "customer_search_idx", "customer_search_content",
-        "customer_search_docsize", "customer_search_config",
+        "customer_search_docsize", "customer_search_config", "search_entries_deferred",
     ]
 }
 
