@@ -99,13 +99,20 @@ struct ScaleBenchTests {
         #expect(report.figures.first { $0.name.hasSuffix("lock waits, % of wall time") }?.line.contains("(aim < 5) ✓") == true)
 
         var sqlite = ImportCost()
-        sqlite.add(workerLine: "done 3000 cpu=0.300 server=0.000 lockwait=0.500")
+        sqlite.add(workerLine: "done 3000 cpu=0.300 server=0.000 lockwait=0.500 lockheld=1.500")
         var rows = LedgerBenchReport()
         sqlite.figures("sqlite import from 1 process, batched, ", backend: "sqlite", processes: 1, transactions: 3_000, seconds: 2, into: &rows)
         #expect(rows.figures.map(\.name) == ["sqlite import from 1 process, batched, importer CPU µs per transaction",
-                                             "sqlite import from 1 process, batched, lock waits, % of wall time"])
+                                             "sqlite import from 1 process, batched, lock waits, % of wall time",
+                                             "sqlite import from 1 process, batched, write lock held by one of the importers, % of wall time"])
         #expect(rows.figures[0].line.contains("100.000 (aim ≤ 50) ✗") && abs(rows.figures[1].value - 25) < 1e-6, "\(rows.figures.map(\.line))")
         #expect(!rows.figures[1].line.contains("aim"), "from 1 process the share has no aim")
+        #expect(abs(rows.figures[2].value - 75) < 1e-6 && !rows.figures[2].line.contains("aim"), "1.5 s of 2 held: no aim")
+        var four = ImportCost()
+        for _ in 0..<4 { four.add(workerLine: "done 3000 cpu=0.300 server=0.000 lockwait=0.500 lockheld=0.490") }
+        var fourRows = LedgerBenchReport()
+        four.figures("sqlite import from 4 processes, batched, ", backend: "sqlite", processes: 4, transactions: 12_000, seconds: 2, into: &fourRows)
+        #expect(abs((fourRows.figures.last?.value ?? 0) - 98) < 1e-6, "summed over the processes: 1.96 s of 2")
 
         var remote = ImportCost()
         remote.add(workerLine: "done 3000 cpu=0.300 server=-1 lockwait=0")

@@ -40,6 +40,21 @@ struct SQLiteLockWaitsTests {
         #expect(box.failure == nil, "\(box.failure ?? "")")
         #expect(SQLiteLockWaits.seconds > before)
     }
+
+    @Test func theTimeAWriteTransactionHoldsTheLockIsCounted() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("receiptdesk-lockheld-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }  // best effort: a temporary folder
+        let database = try PurchaseDatabase.open(folder.appendingPathComponent("purchases.sqlite").path)
+        let before = SQLiteLockWaits.heldSeconds
+        // Held at least as long as the body sleeps (other tests' transactions only add to it).
+        try database.writeTransaction { usleep(30_000) }
+        #expect(SQLiteLockWaits.heldSeconds - before >= 0.03)
+        struct Failed: Error {}
+        let afterCommit = SQLiteLockWaits.heldSeconds
+        #expect(throws: Failed.self) { try database.writeTransaction { usleep(30_000); throw Failed() } }
+        #expect(SQLiteLockWaits.heldSeconds - afterCommit >= 0.03, "a transaction rolled back held the lock too")
+    }
 }
 
 /// Two connections, each used by one thread at a time (the holder's, then the waiter's).

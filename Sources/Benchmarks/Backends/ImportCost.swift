@@ -19,15 +19,17 @@ struct ImportCost {
     /// Nil when a backend's /proc entry could not be read (a server on another machine).
     var serverCPU: Double? = 0
     var otherServerCPU: Double?
-    /// SQLite: seconds slept in busy handlers, summed over the workers.
+    /// SQLite: seconds slept in busy handlers, and seconds the workers' write transactions held
+    /// the file's write lock, each summed over the workers.
     var sqliteWaits = 0.0
+    var sqliteHeld = 0.0
     /// PostgreSQL: lock-waiting samples and samples taken (each covers every worker), and the
     /// lock-waiting samples in which the wait was for the import's own previous batch.
     var lockSamples = 0
     var samples = 0
     var ownTurnSamples = 0
 
-    /// Adds a worker's `done N cpu=S server=S lockwait=S` fields.
+    /// Adds a worker's `done N cpu=S server=S lockwait=S lockheld=S` fields.
     mutating func add(workerLine line: String) {
         for field in line.split(separator: " ") {
             let parts = field.split(separator: "=", maxSplits: 1)
@@ -36,6 +38,7 @@ struct ImportCost {
             case "cpu": importerCPU += value
             case "server": serverCPU = value < 0 ? nil : serverCPU.map { $0 + value }
             case "lockwait": sqliteWaits += value
+            case "lockheld": sqliteHeld += value
             default: break
             }
         }
@@ -74,6 +77,12 @@ struct ImportCost {
         }
         report.figures.append(LedgerFigure(name: name + "lock waits, % of wall time", value: lockWaitPercent(backend: backend, workers: processes, seconds: seconds),
                                            aim: processes >= 4 ? .below(5) : .none))
+        if backend == "sqlite" {
+            // No aim: why the row above is what it is. A file has one write lock; held nearly
+            // all the time, every importer that wants it while another has it waits.
+            report.figures.append(LedgerFigure(name: name + "write lock held by one of the importers, % of wall time",
+                                               value: seconds > 0 ? min(100, sqliteHeld / seconds * 100) : 0, aim: .none))
+        }
         if backend == "postgresql" {
             // No aim of its own: part of the row above, which keeps its aim.
             report.figures.append(LedgerFigure(name: name + "lock waits for the import's own previous batch (its other session's turn), % of wall time",
@@ -82,7 +91,7 @@ struct ImportCost {
     }
 
     /// The note saying how these were measured.
-    static let note = "backends: CPU per transaction from /proc/PID/stat (user + system, 10 ms ticks) from go to done: each importer's own, every client backend of the database (pg_stat_activity; importStream opens two sessions per worker: the one pg_backend_pid() names and its second lane), and the server's other processes (non-client rows of pg_stat_activity, read by the parent; any other work on that server counts too); lock waits: SQLite, seconds slept in the product's busy handler (BEGIN IMMEDIATE behind another writer) ÷ (wall × processes); PostgreSQL, the share of 10 ms samples of pg_stat_activity in which a session of the workers waited on a lock (wait_event_type Lock: advisory, row, transaction), per worker; of those, the waits for the import's own previous batch: the session's ungranted lock in pg_locks is an advisory lock of its import's class (ImportTurn: importStream's second session waits for the first's batch before it appends to the audit chain, by design, even from one process)"
+    static let note = "backends: CPU per transaction from /proc/PID/stat (user + system, 10 ms ticks) from go to done: each importer's own, every client backend of the database (pg_stat_activity; importStream opens two sessions per worker: the one pg_backend_pid() names and its second lane), and the server's other processes (non-client rows of pg_stat_activity, read by the parent; any other work on that server counts too); lock waits: SQLite, seconds slept in the product's busy handler (BEGIN IMMEDIATE behind another writer) ÷ (wall × processes), and the write lock held: seconds from each write transaction's BEGIN IMMEDIATE to the end of its COMMIT, summed over the workers, ÷ wall; PostgreSQL, the share of 10 ms samples of pg_stat_activity in which a session of the workers waited on a lock (wait_event_type Lock: advisory, row, transaction), per worker; of those, the waits for the import's own previous batch: the session's ungranted lock in pg_locks is an advisory lock of its import's class (ImportTurn: importStream's second session waits for the first's batch before it appends to the audit chain, by design, even from one process)"
 }
 
 /// Samples pg_stat_activity on its own connection while an import runs, and reads the server's

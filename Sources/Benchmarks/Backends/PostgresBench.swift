@@ -143,8 +143,9 @@ enum PostgresBench {
     /// `receiptdesk db bench-worker --db LOCATION --receipts N --worker K --workers W [--batch B]`:
     /// builds receipts K, K+W, K+2W, … of the import benchmark, says `ready BACKEND_PID` (0 on
     /// SQLite), waits for a line on standard input, imports them and says `done TRANSACTIONS
-    /// cpu=S server=S lockwait=S` (`ImportCost`: its own and its backend's CPU seconds, and
-    /// the seconds its SQLite busy handler slept, meanwhile). With `batch` 1, one
+    /// cpu=S server=S lockwait=S lockheld=S` (`ImportCost`: its own and its backend's CPU
+    /// seconds, the seconds its SQLite busy handler slept and its SQLite write transactions held
+    /// the write lock, meanwhile). With `batch` 1, one
     /// `importArtefact` each; otherwise the receipts are written to files before `ready` and
     /// imported as `receiptdesk import FILE…` does (`importStream` in batches of `batch`, each
     /// file read on a worker thread).
@@ -173,7 +174,7 @@ enum PostgresBench {
         FileHandle.standardOutput.write(Data("ready \(backend)\n".utf8))  // unbuffered: the parent waits for it
         guard Swift.readLine() != nil else { return }  // the parent went away: nothing to measure
         let started = (cpu: ProcessStats.cpuSeconds(pid: "self") ?? 0, server: ProcessStats.cpuSeconds(pid: String(backend)),
-                       waits: SQLiteLockWaits.seconds)
+                       waits: SQLiteLockWaits.seconds, held: SQLiteLockWaits.heldSeconds)
         var recorded: Int64 = 0
         if batch > 1 {
             let (paths, owners) = (files, customers)
@@ -194,7 +195,7 @@ enum PostgresBench {
         if backend > 0 {
             if let before = started.server, let after = ProcessStats.cpuSeconds(pid: String(backend)) { server = after - before } else { server = -1 }
         }
-        FileHandle.standardOutput.write(Data(String(format: "done %lld cpu=%.3f server=%.3f lockwait=%.6f\n", recorded, cpu, server,
-                                                    SQLiteLockWaits.seconds - started.waits).utf8))
+        FileHandle.standardOutput.write(Data(String(format: "done %lld cpu=%.3f server=%.3f lockwait=%.6f lockheld=%.6f\n", recorded, cpu, server,
+                                                    SQLiteLockWaits.seconds - started.waits, SQLiteLockWaits.heldSeconds - started.held).utf8))
     }
 }

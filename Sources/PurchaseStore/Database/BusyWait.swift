@@ -33,10 +33,16 @@ final class BusyWait: @unchecked Sendable {
 
 /// How long this process's SQLite connections have slept in the busy handler, waiting for
 /// another connection's lock (a writer's `BEGIN IMMEDIATE` behind another writer): the lock
-/// waits the benchmarks report as a share of wall time.
+/// waits the benchmarks report as a share of wall time. Beside them, how long they held the
+/// write lock (from `BEGIN IMMEDIATE` to the end of `COMMIT` or `ROLLBACK`): summed over the
+/// processes writing one file, the share of wall time the file's one write lock was taken.
 public enum SQLiteLockWaits {
     static let nanoseconds = Atomic<UInt64>(0)
+    static let heldNanoseconds = Atomic<UInt64>(0)
 
     /// Seconds slept waiting for a lock since the process started, over every connection.
     public static var seconds: Double { Double(nanoseconds.load(ordering: .relaxed)) / 1e9 }
+
+    /// Seconds this process's write transactions held the write lock since it started.
+    public static var heldSeconds: Double { Double(heldNanoseconds.load(ordering: .relaxed)) / 1e9 }
 }

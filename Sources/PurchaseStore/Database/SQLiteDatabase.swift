@@ -145,8 +145,12 @@ public final class SQLiteDatabase: SQLDatabase {
             return try body()  // already inside this connection's transaction: one unit of work
         }
         try begin()
+        let locked = DispatchTime.now().uptimeNanoseconds
         transactionDepth += 1
-        defer { transactionDepth -= 1 }
+        defer {
+            transactionDepth -= 1
+            SQLiteLockWaits.heldNanoseconds.add(DispatchTime.now().uptimeNanoseconds &- locked, ordering: .relaxed)
+        }
         let result: T
         do {
             result = try body()
