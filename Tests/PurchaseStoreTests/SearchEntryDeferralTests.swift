@@ -4,8 +4,9 @@ import ReceiptCore
 import Testing
 
 /// SQLite: a batch import adds its new customers' search entries in one statement at its end
-/// (migration 0023, `SearchEntryDeferral`), and every customer is found as before.
-@Suite("Customer search entries added per batch (SQLite)")
+/// (migration 0023, `SearchEntryDeferral`), and every customer is found as before; two batches
+/// at once, on both backends, create and enter each customer once.
+@Suite("Customer search entries added per batch")
 struct SearchEntryDeferralTests {
     struct Failed: Error {}
 
@@ -36,6 +37,37 @@ struct SearchEntryDeferralTests {
         // After the batches, a customer added alone is entered by the trigger, at once.
         try f.ledger.addCustomer("late-comer", isTester: false, operatorName: "mei")
         #expect(try Self.found(f, "late-com") == ["late-comer"])
+    }
+
+    /// Two operators importing batches at the same moment, each creating customers (one of them
+    /// the same customer for both) and so each reading the customers' largest rowid before it
+    /// writes: every customer is created once and has one search entry, every round, on both
+    /// backends (on PostgreSQL the search is an index and nothing is deferred).
+    @Test(arguments: TestBackend.available)
+    func twoBatchesCreatingCustomersAtOnceEnterEachOnce(_ backend: TestBackend) throws {
+        let f = try BackendLedgerFixture(backend)
+        let race = try TwoWritersRace(f)
+        for round in 0..<50 {
+            let items = try (0..<2).map { worker in
+                try (0..<2).map { position in
+                    let purchases = [LedgerFixture.purchase("race-\(round)-\(worker)-\(position)", "com.example.coins.100", expires: nil, type: 1)]
+                    let customer = position == 0 ? "shared-\(round)" : "own-\(round)-\(worker)"
+                    return PurchaseLedger.ImportItem(bytes: try f.receipt(purchases), customer: customer, source: "race")
+                }
+            }
+            let outcomes = race.atOnce { ledger, worker in
+                for outcome in try ledger.importBatch(items[worker], operatorName: "op\(worker)") { _ = try outcome.get() }
+            }
+            #expect(outcomes == ["done", "done"], "round \(round): \(outcomes)")
+        }
+        #expect(try f.count("SELECT count(*) AS n FROM customers") == 150)
+        if backend == .sqlite {
+            #expect(try f.count("SELECT count(*) AS n FROM customer_search") == 150, "one entry per customer, none twice")
+            #expect(try f.count("SELECT count(*) AS n FROM customers WHERE rowid NOT IN (SELECT rowid FROM customer_search)") == 0)
+            #expect(try f.count("SELECT count(*) AS n FROM search_entries_deferred") == 0)
+            try f.database.execute("INSERT INTO customer_search (customer_search) VALUES ('integrity-check')", [])
+        }
+        #expect(try AuditLog.verify(f.database).isIntact)
     }
 
     @Test func whileDeferringTheTriggerStandsAsideAndTheEndAddsEachNewCustomerOnce() throws {
