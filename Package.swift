@@ -42,7 +42,7 @@ let package = Package(
                     path: "Tests/ReceiptDeskCLITests"),
         .testTarget(name: "ConsoleUITests", dependencies: ["ConsoleUI", "PurchaseStore", "ReceiptCore", "AppStoreAPI", "StoreSimulator", "receiptdesk", "Benchmarks"],
                     path: "Tests/ConsoleUITests", exclude: ["Snapshots"]),
-        .testTarget(name: "BenchmarksTests", dependencies: ["Benchmarks", "ReceiptCore"], path: "Tests/BenchmarksTests"),
+        .testTarget(name: "BenchmarksTests", dependencies: ["Benchmarks", "ReceiptCore", "PurchaseStore"], path: "Tests/BenchmarksTests"),
         .testTarget(name: "HTTPServiceTests", dependencies: ["HTTPService", "LiveService", "PurchaseStore", "ReceiptCore", "StoreSimulator"],
                     path: "Tests/HTTPServiceTests"),
         .testTarget(name: "StoreSimulatorTests", dependencies: ["StoreSimulator", "ReceiptCore", "AppStoreAPI"],

@@ -83,7 +83,7 @@ struct ScaleBenchTests {
         var cost = ImportCost()
         cost.add(workerLine: "done 3000 cpu=0.090 server=0.120 lockwait=0.000")
         cost.add(workerLine: "done 3000 cpu=0.060 server=0.030 lockwait=0.500")
-        (cost.lockSamples, cost.samples, cost.ownTurnSamples, cost.otherServerCPU) = (10, 100, 4, 0.06)
+        (cost.samples, cost.waitSamples, cost.otherServerCPU) = (100, [.ownTurn: 4, .auditChain: 6], 0.06)
         var report = LedgerBenchReport()
         cost.figures("postgresql import from 4 processes, batched, ", backend: "postgresql", processes: 4, transactions: 6_000, seconds: 2, into: &report)
         let values = Dictionary(report.figures.map { ($0.name, $0.value) }, uniquingKeysWith: { a, _ in a })

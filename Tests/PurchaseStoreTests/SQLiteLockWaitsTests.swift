@@ -48,7 +48,7 @@ struct SQLiteLockWaitsTests {
         let database = try PurchaseDatabase.open(folder.appendingPathComponent("purchases.sqlite").path)
         let before = SQLiteLockWaits.heldSeconds
         // Held at least as long as the body sleeps (other tests' transactions only add to it).
-        try database.writeTransaction { usleep(30_000) }
+        _ = try database.writeTransaction { usleep(30_000) }
         #expect(SQLiteLockWaits.heldSeconds - before >= 0.03)
         struct Failed: Error {}
         let afterCommit = SQLiteLockWaits.heldSeconds

@@ -11,9 +11,8 @@ import PurchaseStore
 /// waiting for locks: on SQLite the seconds each worker slept in the product's busy handler
 /// (`SQLiteLockWaits`), on PostgreSQL the share of samples, every 10 ms, in which a worker's
 /// session waited on a heavyweight lock (`wait_event_type = 'Lock'` in pg_stat_activity:
-/// advisory, row, transaction locks), and among those the samples in which it waited for its own
-/// import's previous batch (`ImportTurn`: an advisory lock whose class is the process id of the
-/// import's first lane).
+/// advisory, row, transaction, relation extension locks), split by what it waited for
+/// (`LockWaitKind`, read by `LockWaitSampler`).
 struct ImportCost {
     var importerCPU = 0.0
     /// Nil when a backend's /proc entry could not be read (a server on another machine).
@@ -23,11 +22,13 @@ struct ImportCost {
     /// the file's write lock, each summed over the workers.
     var sqliteWaits = 0.0
     var sqliteHeld = 0.0
-    /// PostgreSQL: lock-waiting samples and samples taken (each covers every worker), and the
-    /// lock-waiting samples in which the wait was for the import's own previous batch.
-    var lockSamples = 0
+    /// PostgreSQL: samples taken (each covers every worker), and the lock-waiting samples (one
+    /// per waiting session in each sample) by what they waited for.
     var samples = 0
-    var ownTurnSamples = 0
+    var waitSamples: [LockWaitKind: Int] = [:]
+
+    /// PostgreSQL: every lock-waiting sample, whatever it waited for.
+    var lockSamples: Int { waitSamples.values.reduce(0, +) }
 
     /// Adds a worker's `done N cpu=S server=S lockwait=S lockheld=S` fields.
     mutating func add(workerLine line: String) {
@@ -84,103 +85,14 @@ struct ImportCost {
                                                value: seconds > 0 ? min(100, sqliteHeld / seconds * 100) : 0, aim: .none))
         }
         if backend == "postgresql" {
-            // No aim of its own: part of the row above, which keeps its aim.
-            report.figures.append(LedgerFigure(name: name + "lock waits for the import's own previous batch (its other session's turn), % of wall time",
-                                               value: sampleShare(ownTurnSamples, workers: processes), aim: .none))
-        }
-    }
-
-    /// The note saying how these were measured.
-    static let note = "backends: CPU per transaction from /proc/PID/stat (user + system, 10 ms ticks) from go to done: each importer's own, every client backend of the database (pg_stat_activity; importStream opens two sessions per worker: the one pg_backend_pid() names and its second lane), and the server's other processes (non-client rows of pg_stat_activity, read by the parent; any other work on that server counts too); lock waits: SQLite, seconds slept in the product's busy handler (BEGIN IMMEDIATE behind another writer) ÷ (wall × processes), and the write lock held: seconds from each write transaction's BEGIN IMMEDIATE to the end of its COMMIT, summed over the workers, ÷ wall; PostgreSQL, the share of 10 ms samples of pg_stat_activity in which a session of the workers waited on a lock (wait_event_type Lock: advisory, row, transaction), per worker; of those, the waits for the import's own previous batch: the session's ungranted lock in pg_locks is an advisory lock of its import's class (ImportTurn: importStream's second session waits for the first's batch before it appends to the audit chain, by design, even from one process)"
-}
-
-/// Samples pg_stat_activity on its own connection while an import runs, and reads the server's
-/// non-client processes' CPU at the start and the end.
-final class LockWaitSampler: @unchecked Sendable {
-    private let database: PostgresDatabase
-    private let pids: [Int64]
-    private let lock = NSLock()
-    private var running = true
-    private var lockSamples = 0, samples = 0, ownTurnSamples = 0
-    private var others: [Int64: Double] = [:]
-    /// Each client backend's CPU seconds when first seen (0 when it started after `go`) and last read.
-    private var clients: [Int64: (first: Double, last: Double)] = [:]
-    private let done = DispatchSemaphore(value: 0)
-
-    /// Connects to `url` (the import's database) to watch the backends `pids`.
-    init(url: String, pids: [Int64]) throws {
-        database = try PostgresDatabase(url: url)
-        self.pids = pids
-        others = try Self.otherProcesses(database)
-        for pid in try clientPids() { if let cpu = ProcessStats.cpuSeconds(pid: String(pid)) { clients[pid] = (cpu, cpu) } }
-    }
-
-    /// The client backends of this database but the sampler's own: the workers' sessions,
-    /// including the second session `importStream` opens on PostgreSQL (`ImportLanes`).
-    private func clientPids() throws -> [Int64] {
-        try database.query("""
-            SELECT pid FROM pg_stat_activity WHERE backend_type = 'client backend' AND datname = current_database() AND pid <> pg_backend_pid()
-            """, []).compactMap { $0.int("pid") }
-    }
-
-    /// The client backends' CPU seconds from `go` to the last sample (a session that ended
-    /// between samples loses at most one sampling interval of its time).
-    var serverCPU: Double? {
-        lock.withLock { clients.isEmpty ? nil : clients.values.reduce(0) { $0 + max(0, $1.last - $1.first) } }
-    }
-
-    /// Starts sampling on a thread of its own.
-    func start() {
-        let list = pids.map(String.init).joined(separator: ", ")
-        Thread.detachNewThread { [self] in
-            defer { done.signal() }
-            while lock.withLock({ running }) {
-                // A failed sample is skipped: the figure is the share of the samples taken.
-                // An import's turn locks are advisory locks whose class (classid) is the process
-                // id of its first lane's session (`ImportTurn.key`), a session of this database;
-                // the product's other advisory locks (write keys, the writer lock) are 64-bit
-                // hashes, whose upper half names a live session only by a one-in-a-billion chance.
-                if let row = try? database.queryFirst("""
-                    SELECT count(*) FILTER (WHERE a.wait_event_type = 'Lock') AS waiting,
-                           count(*) FILTER (WHERE a.wait_event_type = 'Lock' AND EXISTS (
-                             SELECT 1 FROM pg_locks l WHERE l.pid = a.pid AND NOT l.granted AND l.locktype = 'advisory'
-                             AND l.classid::bigint IN (SELECT s.pid FROM pg_stat_activity s WHERE s.datname = current_database()))) AS own_turn
-                    FROM pg_stat_activity a
-                    WHERE a.pid IN (\(list)) OR (a.backend_type = 'client backend' AND a.datname = current_database() AND a.pid <> pg_backend_pid())
-                    """, []) {
-                    lock.withLock {
-                        lockSamples += Int(row.int("waiting") ?? 0)
-                        ownTurnSamples += Int(row.int("own_turn") ?? 0)
-                        samples += 1
-                    }
-                }
-                for pid in (try? clientPids()) ?? [] {  // a failed read is skipped, as a sample is
-                    guard let cpu = ProcessStats.cpuSeconds(pid: String(pid)) else { continue }
-                    lock.withLock { clients[pid] = (clients[pid]?.first ?? 0, cpu) }
-                }
-                usleep(10_000)
+            // No aims of their own: the row above, which keeps its aim, split by what was waited
+            // for; the four add up to it.
+            for kind in LockWaitKind.allCases {
+                report.figures.append(LedgerFigure(name: name + kind.rowName, value: sampleShare(waitSamples[kind] ?? 0, workers: processes), aim: .none))
             }
         }
     }
 
-    /// Stops sampling; the lock-waiting samples (one per waiting backend), the samples, the
-    /// lock-waiting samples that waited for their own import's previous batch, and the server's
-    /// other processes' CPU seconds meanwhile (nil when unreadable).
-    func stop() -> (lockSamples: Int, samples: Int, ownTurnSamples: Int, otherCPU: Double?) {
-        lock.withLock { running = false }
-        done.wait()
-        let after = (try? Self.otherProcesses(database)) ?? [:]  // unreadable: no row, said in the note
-        let common = others.keys.filter { after[$0] != nil }
-        let cpu = common.isEmpty ? nil : common.reduce(0.0) { $0 + max(0, (after[$1] ?? 0) - (others[$1] ?? 0)) }
-        return lock.withLock { (lockSamples, samples, ownTurnSamples, cpu) }
-    }
-
-    /// CPU seconds of each of the server's non-client processes that /proc shows.
-    private static func otherProcesses(_ database: PostgresDatabase) throws -> [Int64: Double] {
-        var found: [Int64: Double] = [:]
-        for row in try database.query("SELECT pid FROM pg_stat_activity WHERE backend_type <> 'client backend'", []) {
-            if let pid = row.int("pid"), let cpu = ProcessStats.cpuSeconds(pid: String(pid)) { found[pid] = cpu }
-        }
-        return found
-    }
+    /// The note saying how these were measured.
+    static let note = "backends: CPU per transaction from /proc/PID/stat (user + system, 10 ms ticks) from go to done: each importer's own, every client backend of the database (pg_stat_activity; importStream opens two sessions per worker: the one pg_backend_pid() names and its second lane), and the server's other processes (non-client rows of pg_stat_activity, read by the parent; any other work on that server counts too); lock waits: SQLite, seconds slept in the product's busy handler (BEGIN IMMEDIATE behind another writer) ÷ (wall × processes), and the write lock held: seconds from each write transaction's BEGIN IMMEDIATE to the end of its COMMIT, summed over the workers, ÷ wall; PostgreSQL, the share of 10 ms samples of pg_stat_activity in which a session of the workers waited on a lock (wait_event_type Lock: advisory, row, transaction, relation extension), per worker; those split by the session's ungranted lock in pg_locks: the import's own previous batch (an advisory lock of its import's class: ImportTurn, importStream's second session waits for the first's batch before it appends to the audit chain, by design, even from one process), the audit chain's writer lock (the advisory key of the database's schema: another writer appending and committing), relation extension (wait_event extend: two sessions growing one table or index), and the rest (write keys, rows, transactions)"
 }

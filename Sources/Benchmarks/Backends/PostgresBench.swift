@@ -110,7 +110,7 @@ enum PostgresBench {
         let load = machineAtStart.flatMap { start in MachineLoad.now()?.since(start) }
         var cost = ImportCost()
         if let sampled = sampler?.stop() {
-            (cost.lockSamples, cost.samples, cost.ownTurnSamples, cost.otherServerCPU) = (sampled.lockSamples, sampled.samples, sampled.ownTurnSamples, sampled.otherCPU)
+            (cost.samples, cost.waitSamples, cost.otherServerCPU) = (sampled.samples, sampled.waits, sampled.otherCPU)
         }
         let sessionsCPU = sampler?.serverCPU
         var transactions: Int64 = 0

@@ -38,8 +38,10 @@ public final class PostgresDatabase: SQLDatabase {
     public private(set) var location: String
 
     let connection: PostgresConnection
-    /// The advisory lock key of this database (from its schema name), held by write transactions.
-    private var writerLockKey: Int64 = 0
+    /// The advisory lock key of this database (from its schema name), held by write transactions
+    /// before they append to the audit chain (see `lockWriters`); public so that a diagnostic
+    /// session can tell waits for it from other lock waits in `pg_locks`.
+    public private(set) var writerLockKey: Int64 = 0
     /// The schema the session works in (`public` unless the URL's `options` set a search_path).
     private(set) var schemaName = "public"
     private(set) var transactionDepth = 0
