@@ -13,7 +13,7 @@ public final class LedgerCommitQueue: @unchecked Sendable {
     public struct Round: Sendable {
         public let purchases: Int
         public let notifications: Int
-        /// Wall time from taking the round to its last answer (the writer is busy), seconds.
+        /// Wall time from taking the round to its last commit (the writer is busy), seconds.
         public var busySeconds: Double = 0
         /// The writer thread's CPU time in the round (the rest of busy is waiting: fsync, a lock,
         /// a PostgreSQL round trip), seconds.
@@ -47,7 +47,8 @@ public final class LedgerCommitQueue: @unchecked Sendable {
     private var stopping = false
     private var thread: Thread?
     private let finished = DispatchSemaphore(value: 0)
-    /// Called on the writer's thread after each round.
+    /// Called on the writer's thread after each round, before its requests are answered: a
+    /// client that has its answer finds its round in `/metrics`.
     private let observe: @Sendable (Round) -> Void
 
     /// A queue writing through `ledger` (its connection is the writer's alone from now on).
@@ -116,11 +117,12 @@ public final class LedgerCommitQueue: @unchecked Sendable {
             pending.removeFirst(round.count)
             condition.unlock()
             let (began, cpuBefore) = (ContinuousClock.now, Self.threadCPUSeconds())
-            var done = commit(round)
+            var (done, answers) = commit(round)
             done.cpuSeconds = Self.threadCPUSeconds() - cpuBefore
             let busy = ContinuousClock.now - began
             done.busySeconds = Double(busy.components.seconds) + Double(busy.components.attoseconds) / 1e18
             observe(done)
+            for answer in answers { answer() }
         }
     }
 
@@ -131,7 +133,10 @@ public final class LedgerCommitQueue: @unchecked Sendable {
         return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
 
-    private func commit(_ round: [Work]) -> Round {
+    /// Commits `round`; returns its size and the answers to its requests, which the caller
+    /// gives once the round is recorded.
+    private func commit(_ round: [Work]) -> (Round, [() -> Void]) {
+        var answers: [() -> Void] = []
         var notifications: [(PreparedNotification, Slot<Result<NotificationResult, Error>>)] = []
         var purchases: [String: [([PurchaseLedger.ImportItem], Slot<[Result<ImportResult, Error>]>)]] = [:]
         var purchaseCount = 0
@@ -145,7 +150,7 @@ public final class LedgerCommitQueue: @unchecked Sendable {
         }
         if !notifications.isEmpty {
             let outcomes = ledger.applyNotifications(notifications.map(\.0))
-            for (index, (_, slot)) in notifications.enumerated() { slot.fill(outcomes[index]) }
+            for (index, (_, slot)) in notifications.enumerated() { answers.append { slot.fill(outcomes[index]) } }
         }
         // One batch per client, since each audit entry names the client that asked.
         for operatorName in purchases.keys.sorted() {
@@ -159,10 +164,11 @@ public final class LedgerCommitQueue: @unchecked Sendable {
             }
             var offset = 0
             for (requestItems, slot) in requests {
-                slot.fill(Array(outcomes[offset..<offset + requestItems.count]))
+                let answer = Array(outcomes[offset..<offset + requestItems.count])
+                answers.append { slot.fill(answer) }
                 offset += requestItems.count
             }
         }
-        return Round(purchases: purchaseCount, notifications: notifications.count)
+        return (Round(purchases: purchaseCount, notifications: notifications.count), answers)
     }
 }
