@@ -34,6 +34,11 @@ struct LockWaitSamplerTests {
         #expect(kind("transactionid", "transactionid", nil, nil, nil) == .other)
         #expect(kind("tuple", "tuple", nil, nil, nil) == .other)
         #expect(kind("advisory", nil, nil, nil, nil) == .other)
+        // Blocked only by sessions of its own import: a row its other lane holds; growing a table stays growth.
+        #expect(LockWaitKind.of(waitEvent: "transactionid", lockType: "transactionid", classId: nil, objectId: nil, objectSubId: nil,
+                                classIsSession: false, blockedByOwnImport: true, writerLockKey: Self.writerKey) == .ownTurn)
+        #expect(LockWaitKind.of(waitEvent: "extend", lockType: "extend", classId: nil, objectId: nil, objectSubId: nil,
+                                classIsSession: false, blockedByOwnImport: true, writerLockKey: Self.writerKey) == .relationExtension)
     }
 
     @Test func theKindsAddUpToTheAimedRow() {
@@ -107,6 +112,70 @@ struct LockWaitSamplerTests {
         #expect((result.waits[.auditChain] ?? 0) >= 2 && result.samples > before.samples)
     }
 
+    /// A row held by the first session of an import: its second session (holding an advisory
+    /// lock of the first's class, as an import's second lane does) waits for it as the import's
+    /// own; a session of no import waiting behind them does not.
+    @Test(.enabled(if: Self.serverURL != nil, "RECEIPTDESK_TEST_POSTGRES_URL is unset (make test sets it)"))
+    func aWaitForARowOfTheImportsOtherSessionIsItsOwn() throws {
+        let base = try #require(Self.serverURL)
+        let schema = "rdtest_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        try PostgresDatabase(url: base).execute("CREATE SCHEMA \(schema)", [])
+        defer { _ = try? PostgresDatabase(url: base).execute("DROP SCHEMA \(schema) CASCADE", []) }  // best effort: a throwaway server
+        let location = base + (base.contains("?") ? "&" : "?") + "options=-csearch_path%3D\(schema)"
+        let setup = try PostgresDatabase(url: location)
+        try setup.execute("CREATE TABLE held (id INTEGER PRIMARY KEY)", [])
+        try setup.execute("INSERT INTO held (id) VALUES (1)", [])
+        let sampler = try LockWaitSampler(url: location, pids: [])
+
+        let pids = Pids(), failures = Failures()
+        let held = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0), finished = DispatchGroup()
+        /// A session that (after `before`) locks the row and, as the holder, keeps it until released.
+        func session(_ name: String, holds: Bool = false, before: @escaping @Sendable (PostgresDatabase) throws -> Void = { _ in }) {
+            finished.enter()
+            Thread.detachNewThread {
+                defer { finished.leave() }
+                do {
+                    let database = try PostgresDatabase(url: location)
+                    try database.execute("SET lock_timeout = 0", [])  // waits however loaded the machine is
+                    pids.set(name, try database.queryFirst("SELECT pg_backend_pid() AS pid", [])?.int("pid") ?? 0)
+                    try before(database)
+                    try database.writeTransaction {
+                        _ = try database.queryFirst("SELECT id FROM held WHERE id = 1 FOR UPDATE", [])
+                        if holds { held.signal(); release.wait() }
+                    }
+                } catch { if holds { held.signal() }; failures.add("\(name): \(error)") }
+            }
+        }
+        session("first lane", holds: true) { database in
+            _ = try database.query("SELECT 1 AS locked FROM (SELECT pg_advisory_lock(pg_backend_pid(), 1)) AS turn", [])
+        }
+        held.wait()
+        let firstLane = pids.get("first lane")
+        session("second lane") { database in
+            _ = try database.query("SELECT 1 AS locked FROM (SELECT pg_advisory_lock(?::int, 2)) AS turn", [.integer(firstLane)])
+        }
+        // The second lane queues first (it then holds the row's place in line), the stranger behind it.
+        let laneWait = try Self.waitOf("second lane", pids, sampler)
+        session("stranger")
+        let strangerWait = try Self.waitOf("stranger", pids, sampler)
+        release.signal()
+        finished.wait()
+        #expect(failures.values.isEmpty, "\(failures.values)")
+        #expect(laneWait == .ownTurn, "the second lane waits for its own import's row")
+        #expect(strangerWait == .other, "a session of no import waits for another writer")
+    }
+
+    /// What the session called `name` waits for, once a sample shows it waiting (nil after a minute).
+    private static func waitOf(_ name: String, _ pids: Pids, _ sampler: LockWaitSampler) throws -> LockWaitKind? {
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline {
+            let pid = pids.get(name)
+            if pid != 0, let wait = try sampler.sampleOnce().first(where: { $0.pid == pid }) { return wait.kind }
+            usleep(5_000)
+        }
+        return nil
+    }
+
     private static var serverURL: String? {
         ProcessInfo.processInfo.environment["RECEIPTDESK_TEST_POSTGRES_URL"].flatMap { $0.isEmpty ? nil : $0 }
     }
@@ -131,4 +200,12 @@ private final class Failures: @unchecked Sendable {
     private var list: [String] = []
     func add(_ failure: String) { lock.withLock { list.append(failure) } }
     var values: [String] { lock.withLock { list } }
+}
+
+/// The test sessions' process ids by name.
+private final class Pids: @unchecked Sendable {
+    private let lock = NSLock()
+    private var byName: [String: Int64] = [:]
+    func set(_ name: String, _ pid: Int64) { lock.withLock { byName[name] = pid } }
+    func get(_ name: String) -> Int64 { lock.withLock { byName[name] ?? 0 } }
 }

@@ -5,8 +5,9 @@ import PurchaseStore
 /// for, told from its `wait_event` and its ungranted lock in `pg_locks`. The bench splits the
 /// import's lock waits by these, so the aimed total says where it comes from.
 enum LockWaitKind: String, CaseIterable, Sendable {
-    /// Its own import's previous batch: an advisory lock whose class (`classid`) is the process
-    /// id of a session of the database (`ImportTurn`: the import's first lane's).
+    /// Its own import's other session: an advisory lock whose class (`classid`) is the process
+    /// id of a session of the database (`ImportTurn`: the import's first lane's), or any lock
+    /// held only by sessions of the same import (a row the other lane's batch holds).
     case ownTurn
     /// The audit chain's writer lock (`PostgresDatabase.writerLockKey`, the one-key form):
     /// another writer appending its audit entries and committing.
@@ -20,7 +21,7 @@ enum LockWaitKind: String, CaseIterable, Sendable {
     /// The bench row's name after the import's prefix.
     var rowName: String {
         switch self {
-        case .ownTurn: return "lock waits for the import's own previous batch (its other session's turn), % of wall time"
+        case .ownTurn: return "lock waits for the import's own other session (its previous batch's turn or rows), % of wall time"
         case .auditChain: return "lock waits for the audit chain's writer lock (another import's append and commit), % of wall time"
         case .relationExtension: return "lock waits for a table or index to grow (relation extension), % of wall time"
         case .other: return "lock waits on write keys, rows and the rest, % of wall time"
@@ -29,12 +30,13 @@ enum LockWaitKind: String, CaseIterable, Sendable {
 
     /// The kind of one waiting session: its `wait_event`, and its ungranted lock's `locktype`,
     /// `classid`, `objid` and `objsubid` (nil when none was found), whether that `classid` is the
-    /// process id of a session of the database, and the database's writer lock key.
+    /// process id of a session of the database, whether every session blocking it belongs to
+    /// its own import, and the database's writer lock key.
     static func of(waitEvent: String?, lockType: String?, classId: Int64?, objectId: Int64?, objectSubId: Int64?,
-                   classIsSession: Bool, writerLockKey: Int64) -> LockWaitKind {
+                   classIsSession: Bool, blockedByOwnImport: Bool = false, writerLockKey: Int64) -> LockWaitKind {
         if waitEvent == "extend" || lockType == "extend" { return .relationExtension }
+        if (lockType == "advisory" && classIsSession) || blockedByOwnImport { return .ownTurn }
         guard lockType == "advisory" else { return .other }
-        if classIsSession { return .ownTurn }
         // pg_advisory_xact_lock(bigint) keeps the key's upper half in classid, its lower in objid.
         if objectSubId == 1, let classId, let objectId,
            UInt64(UInt32(truncatingIfNeeded: classId)) << 32 | UInt64(UInt32(truncatingIfNeeded: objectId)) == UInt64(bitPattern: writerLockKey) {
@@ -84,36 +86,54 @@ final class LockWaitSampler: @unchecked Sendable {
     /// The samples so far, and the lock-waiting ones by kind (one per waiting session in each sample).
     var progress: (samples: Int, waits: [LockWaitKind: Int]) { lock.withLock { (samples, waits) } }
 
-    /// One sample: a row per waiting session with what its ungranted lock names.
+    /// One sample: a row per waiting session with what its ungranted lock names, and whether
+    /// the sessions blocking it (`pg_blocking_pids`) all belong to its own import. A session
+    /// belongs to the import whose class its advisory locks carry (`ImportTurn`: each lane holds
+    /// its batch's turn and customers under the first lane's process id), the first lane too.
     private var sampleSQL: String {
         let list = pids.isEmpty ? "0" : pids.map(String.init).joined(separator: ", ")
         return """
-            SELECT a.wait_event, l.locktype, l.classid::bigint AS classid, l.objid::bigint AS objid, l.objsubid::bigint AS objsubid,
-                   CASE WHEN l.locktype = 'advisory' AND l.classid::bigint IN (SELECT s.pid FROM pg_stat_activity s WHERE s.datname = current_database())
-                        THEN 1 ELSE 0 END AS class_is_session
-              FROM pg_stat_activity a
-              LEFT JOIN LATERAL (SELECT * FROM pg_locks g WHERE g.pid = a.pid AND NOT g.granted LIMIT 1) l ON true
-             WHERE a.wait_event_type = 'Lock'
-               AND (a.pid IN (\(list)) OR (a.backend_type = 'client backend' AND a.datname = current_database() AND a.pid <> pg_backend_pid()))
+            WITH sessions AS (SELECT pid FROM pg_stat_activity WHERE datname = current_database()),
+                 turns AS (SELECT DISTINCT l.pid, l.classid::bigint AS import FROM pg_locks l
+                            WHERE l.locktype = 'advisory' AND l.classid::bigint IN (SELECT pid FROM sessions)),
+                 member AS (SELECT pid, import FROM turns UNION SELECT import, import FROM turns),
+                 waiting AS (
+                   SELECT a.pid, a.wait_event, pg_blocking_pids(a.pid) AS blockers FROM pg_stat_activity a
+                    WHERE a.wait_event_type = 'Lock'
+                      AND (a.pid IN (\(list)) OR (a.backend_type = 'client backend' AND a.datname = current_database() AND a.pid <> pg_backend_pid())))
+            SELECT w.pid, w.wait_event, l.locktype, l.classid::bigint AS classid, l.objid::bigint AS objid, l.objsubid::bigint AS objsubid,
+                   CASE WHEN l.locktype = 'advisory' AND l.classid::bigint IN (SELECT pid FROM sessions) THEN 1 ELSE 0 END AS class_is_session,
+                   CASE WHEN cardinality(w.blockers) > 0 AND EXISTS (
+                          SELECT 1 FROM member mine WHERE mine.pid = w.pid AND NOT EXISTS (
+                            SELECT 1 FROM unnest(w.blockers) AS b(pid)
+                             WHERE NOT EXISTS (SELECT 1 FROM member theirs WHERE theirs.pid = b.pid AND theirs.import = mine.import)))
+                        THEN 1 ELSE 0 END AS blocked_by_own_import
+              FROM waiting w
+              LEFT JOIN LATERAL (SELECT * FROM pg_locks g WHERE g.pid = w.pid AND NOT g.granted LIMIT 1) l ON true
             """
+    }
+
+    /// Takes one sample now: each waiting session's process id and what it waits for.
+    func sampleOnce() throws -> [(pid: Int64, kind: LockWaitKind)] {
+        let writerLockKey = database.writerLockKey
+        return try database.query(sampleSQL, []).map { row in
+            (row.int("pid") ?? 0,
+             LockWaitKind.of(waitEvent: row.string("wait_event"), lockType: row.string("locktype"), classId: row.int("classid"),
+                             objectId: row.int("objid"), objectSubId: row.int("objsubid"),
+                             classIsSession: row.int("class_is_session") == 1, blockedByOwnImport: row.int("blocked_by_own_import") == 1,
+                             writerLockKey: writerLockKey))
+        }
     }
 
     /// Starts sampling on a thread of its own, every 10 ms.
     func start() {
-        let sql = sampleSQL
-        let writerLockKey = database.writerLockKey
         Thread.detachNewThread { [self] in
             defer { done.signal() }
             while lock.withLock({ running }) {
                 // A failed sample is skipped: the figures are shares of the samples taken.
-                if let rows = try? database.query(sql, []) {
-                    let kinds = rows.map { row in
-                        LockWaitKind.of(waitEvent: row.string("wait_event"), lockType: row.string("locktype"), classId: row.int("classid"),
-                                        objectId: row.int("objid"), objectSubId: row.int("objsubid"),
-                                        classIsSession: row.int("class_is_session") == 1, writerLockKey: writerLockKey)
-                    }
+                if let waiting = try? sampleOnce() {
                     lock.withLock {
-                        for kind in kinds { waits[kind, default: 0] += 1 }
+                        for (_, kind) in waiting { waits[kind, default: 0] += 1 }
                         samples += 1
                     }
                 }
