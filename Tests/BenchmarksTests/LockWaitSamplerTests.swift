@@ -61,11 +61,9 @@ struct LockWaitSamplerTests {
     /// The sampler counts that wait as the audit chain's, and none before the second asked.
     @Test(.enabled(if: Self.serverURL != nil, "RECEIPTDESK_TEST_POSTGRES_URL is unset (make test sets it)"))
     func aWaitForTheWriterLockIsCountedAsTheAuditChains() throws {
-        let base = try #require(Self.serverURL)
-        let schema = "rdtest_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
-        try PostgresDatabase(url: base).execute("CREATE SCHEMA \(schema)", [])
-        defer { _ = try? PostgresDatabase(url: base).execute("DROP SCHEMA \(schema) CASCADE", []) }  // best effort: a throwaway server
-        let location = base + (base.contains("?") ? "&" : "?") + "options=-csearch_path%3D\(schema)"
+        let scratch = try ScratchSchema(server: try #require(Self.serverURL))
+        defer { withExtendedLifetime(scratch) {} }  // the schema lives until the test ends
+        let location = scratch.location
 
         let sampler = try LockWaitSampler(url: location, pids: [])
         sampler.start()
@@ -117,11 +115,9 @@ struct LockWaitSamplerTests {
     /// own; a session of no import waiting behind them does not.
     @Test(.enabled(if: Self.serverURL != nil, "RECEIPTDESK_TEST_POSTGRES_URL is unset (make test sets it)"))
     func aWaitForARowOfTheImportsOtherSessionIsItsOwn() throws {
-        let base = try #require(Self.serverURL)
-        let schema = "rdtest_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
-        try PostgresDatabase(url: base).execute("CREATE SCHEMA \(schema)", [])
-        defer { _ = try? PostgresDatabase(url: base).execute("DROP SCHEMA \(schema) CASCADE", []) }  // best effort: a throwaway server
-        let location = base + (base.contains("?") ? "&" : "?") + "options=-csearch_path%3D\(schema)"
+        let scratch = try ScratchSchema(server: try #require(Self.serverURL))
+        defer { withExtendedLifetime(scratch) {} }  // the schema lives until the test ends
+        let location = scratch.location
         let setup = try PostgresDatabase(url: location)
         try setup.execute("CREATE TABLE held (id INTEGER PRIMARY KEY)", [])
         try setup.execute("INSERT INTO held (id) VALUES (1)", [])
@@ -208,4 +204,19 @@ private final class Pids: @unchecked Sendable {
     private var byName: [String: Int64] = [:]
     func set(_ name: String, _ pid: Int64) { lock.withLock { byName[name] = pid } }
     func get(_ name: String) -> Int64 { lock.withLock { byName[name] ?? 0 } }
+}
+
+/// A fresh schema on the test server, dropped when the test lets go of it.
+private final class ScratchSchema {
+    let location: String
+    private let server: String
+    private let name = "rdtest_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+
+    init(server: String) throws {
+        self.server = server
+        try PostgresDatabase(url: server).execute("CREATE SCHEMA \(name)", [])
+        location = server + (server.contains("?") ? "&" : "?") + "options=-csearch_path%3D\(name)"
+    }
+
+    deinit { _ = try? PostgresDatabase(url: server).execute("DROP SCHEMA \(name) CASCADE", []) }  // best effort: a throwaway server
 }

@@ -4,7 +4,7 @@ import PurchaseStore
 /// What a PostgreSQL session waiting on a heavyweight lock (`wait_event_type = 'Lock'`) waited
 /// for, told from its `wait_event` and its ungranted lock in `pg_locks`. The bench splits the
 /// import's lock waits by these, so the aimed total says where it comes from.
-enum LockWaitKind: String, CaseIterable, Sendable {
+enum LockWaitKind: CaseIterable, Sendable {
     /// Its own import's other session: an advisory lock whose class (`classid`) is the process
     /// id of a session of the database (`ImportTurn`: the import's first lane's), or any lock
     /// held only by sessions of the same import (a row the other lane's batch holds).
