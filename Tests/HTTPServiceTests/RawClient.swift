@@ -14,7 +14,10 @@ final class RawClient {
     /// to [::1]:`port` with `ipv6`. Throws `Refused` when the connection is refused, `Failure`
     /// for anything else.
     init(port: Int, source: String? = nil, ipv6: Bool = false, timeout: Double = 20) throws {
-        fd = socket(ipv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        // The socket is stored only once connected: an init that throws after every stored
+        // property is set runs deinit, which would close the number a second time, by then
+        // perhaps another test's socket.
+        let fd = socket(ipv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure("socket: errno \(errno)") }
         var seconds = timeval(tv_sec: Int(timeout), tv_usec: Int(timeout.truncatingRemainder(dividingBy: 1) * 1_000_000))
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &seconds, socklen_t(MemoryLayout<timeval>.size))
@@ -47,6 +50,7 @@ final class RawClient {
             if code == ECONNREFUSED { throw Refused() }
             throw Failure("connect: errno \(code)")
         }
+        self.fd = fd
     }
 
     deinit { if fd >= 0 { close(fd) } }

@@ -46,7 +46,9 @@ enum LoopbackHTTP {
         private let descriptor: Int32
 
         init(port: Int) throws {
-            descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            // Stored only once connected: a throwing init with every property set runs deinit,
+            // which would close the number again, by then perhaps another test's socket.
+            let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             guard descriptor >= 0 else { throw Failure(description: "socket(): \(String(cString: strerror(errno)))") }
             var timeout = timeval(tv_sec: LoopbackHTTP.timeoutSeconds, tv_usec: 0)
             _ = setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
@@ -63,6 +65,7 @@ enum LoopbackHTTP {
                 close(descriptor)
                 throw Failure(description: "connect to 127.0.0.1:\(port): \(why)")
             }
+            self.descriptor = descriptor
         }
 
         deinit { close(descriptor) }

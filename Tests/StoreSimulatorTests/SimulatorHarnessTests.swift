@@ -54,7 +54,9 @@ final class RawConnection {
     private var pending: [UInt8] = []
 
     init(port: UInt16, receiveTimeout: Double = 5, ipv6: Bool = false) throws {
-        fd = socket(ipv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        // Stored only once connected: a throwing init with every property set runs deinit, which
+        // would close the number again, by then perhaps another test's socket.
+        let fd = socket(ipv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw SimulatorError(.socket, "test socket") }
         let result: Int32
         if ipv6 {
@@ -80,6 +82,7 @@ final class RawConnection {
         }
         var timeout = timeval(tv_sec: Int(receiveTimeout), tv_usec: Int((receiveTimeout - Double(Int(receiveTimeout))) * 1_000_000))
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        self.fd = fd
     }
 
     deinit { Glibc.close(fd) }

@@ -11,7 +11,9 @@ final class BenchHTTPClient {
     private var buffer: [UInt8] = []
 
     init(port: Int) throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        // Stored only once connected: a throwing init with every property set runs deinit, which
+        // would close the number a second time, by then perhaps another thread's descriptor.
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw BenchmarkError.ledger("serve bench: socket: errno \(errno)") }
         var timeout = timeval(tv_sec: 30, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
@@ -26,9 +28,11 @@ final class BenchHTTPClient {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard connected == 0 else {
+            let code = errno
             close(fd)
-            throw BenchmarkError.ledger("serve bench: connect to 127.0.0.1:\(port): errno \(errno)")
+            throw BenchmarkError.ledger("serve bench: connect to 127.0.0.1:\(port): errno \(code)")
         }
+        self.fd = fd
     }
 
     deinit { close(fd) }

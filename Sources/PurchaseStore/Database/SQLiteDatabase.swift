@@ -85,10 +85,9 @@ public final class SQLiteDatabase: SQLDatabase {
             // Reading the schema catches a file that is not a database at all.
             _ = try query("SELECT count(*) AS n FROM sqlite_master", [])
         } catch {
-            checkpointer?.stop()
-            statementsByAddress.removeAll()
-            statements.removeAll()
-            sqlite3_close_v2(db)
+            // Every stored property is set by now, so throwing runs deinit, which stops the
+            // checkpointer, drops the statements and closes the connection. Closing here as well
+            // would hand SQLite a connection it has already freed.
             throw error
         }
     }
