@@ -10,8 +10,12 @@ import Darwin
 
 /// A one-connection TCP server on 127.0.0.1 that misbehaves on demand, to check how
 /// `URLSessionTransport` maps what really happens on a socket. Loopback only.
+///
+/// The listening descriptor belongs to the background work that accepts on it, which closes it
+/// when it is done: after its one connection, or once the server is released without one (it
+/// polls for that). Releasing the server never closes the number itself, so the accepting side
+/// can never find that number handed to another test's socket meanwhile.
 final class MisbehavingServer: @unchecked Sendable {
-    // `listener` is set once; the accepted connection is handled on one background queue.
     enum Behaviour: Sendable {
         /// Reads the request, writes these bytes, closes.
         case respond(String)
@@ -23,17 +27,35 @@ final class MisbehavingServer: @unchecked Sendable {
         case silent(seconds: Double)
     }
 
+    /// Whether the server has been released; read by the accepting side under `lock`.
+    final class Release: @unchecked Sendable {
+        private let lock = NSLock()
+        private var released = false
+
+        var isReleased: Bool {
+            lock.lock()
+            defer { lock.unlock() }
+            return released
+        }
+
+        func release() {
+            lock.lock()
+            released = true
+            lock.unlock()
+        }
+    }
+
     let port: UInt16
-    private let listener: Int32
+    private let release = Release()
 
     init(_ behaviour: Behaviour) throws {
         let fd = MisbehavingServer.listenOnLoopback()
         guard fd >= 0 else { throw AppStoreError(.configuration, "cannot listen on loopback") }
-        listener = fd
         port = MisbehavingServer.port(of: fd)
+        let release = self.release
         DispatchQueue.global().async {
-            let connection = accept(fd, nil, nil)
-            guard connection >= 0 else { return }
+            defer { close(fd) }
+            guard let connection = MisbehavingServer.acceptOne(fd, until: release) else { return }
             MisbehavingServer.readRequest(connection)
             switch behaviour {
             case .respond(let text):
@@ -51,7 +73,18 @@ final class MisbehavingServer: @unchecked Sendable {
         }
     }
 
-    deinit { close(listener) }
+    deinit { release.release() }
+
+    /// The first connection on `listener`, or nil once the server is released without one.
+    private static func acceptOne(_ listener: Int32, until release: Release) -> Int32? {
+        while !release.isReleased {
+            var entry = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
+            guard poll(&entry, 1, 50) > 0 else { continue }
+            let connection = accept(listener, nil, nil)
+            return connection >= 0 ? connection : nil
+        }
+        return nil
+    }
 
     var url: URL { URL(string: "http://127.0.0.1:\(port)/verifyReceipt") ?? URL(fileURLWithPath: "/") }
 
