@@ -120,8 +120,9 @@ public enum BenchSuite {
 
     /// The body of `receiptdesk db bench-worker` (one of the processes `bench --postgres` starts):
     /// builds its share of the receipts, says `ready`, waits for `go`, imports (one operation each
-    /// with `batch` 1, else through `importStream` in batches of `batch`), says `done N`.
-    public static func importWorker(location: String, receipts: Int, worker: Int, workers: Int, batch: Int = 1) throws {
-        try PostgresBench.worker(location: location, total: receipts, index: worker, count: workers, batch: batch)
+    /// with `batch` 1, else through `importStream` in batches of `batch`), says `done N`. Its
+    /// receipts are those numbered `from` to `from + receipts - 1` that fall to `worker`.
+    public static func importWorker(location: String, receipts: Int, worker: Int, workers: Int, batch: Int = 1, from: Int = 0) throws {
+        try PostgresBench.worker(location: location, total: receipts, index: worker, count: workers, batch: batch, from: from)
     }
 }

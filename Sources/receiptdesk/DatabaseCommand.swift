@@ -183,21 +183,25 @@ enum DatabaseCommand {
         return .ok
     }
 
-    /// `receiptdesk db bench-worker --db LOCATION --receipts N --worker K --workers W [--batch B]`: one of the
+    /// `receiptdesk db bench-worker --db LOCATION --receipts N --worker K --workers W [--batch B] [--from F]`: one of the
     /// importing processes of `bench --postgres` (the body is `BenchSuite.importWorker`).
     static func benchWorker(_ arguments: [String]) throws -> ExitStatus {
         var args = Arguments(arguments)
         guard let location = try args.value("--db"), let total = try args.value("--receipts").flatMap({ Int($0) }),
               let index = try args.value("--worker").flatMap({ Int($0) }), let count = try args.value("--workers").flatMap({ Int($0) }),
               count > 0, index >= 0, index < count else {
-            throw CommandFailure.usage("usage: receiptdesk db bench-worker --db LOCATION --receipts N --worker K --workers W [--batch B]")
+            throw CommandFailure.usage("usage: receiptdesk db bench-worker --db LOCATION --receipts N --worker K --workers W [--batch B] [--from F]")
         }
         let batch = try args.value("--batch").map { text -> Int in
             guard let value = Int(text), value >= 1, value <= 10_000 else { throw CommandFailure.usage("--batch \(text) is not between 1 and 10000") }
             return value
         } ?? 1
+        let from = try args.value("--from").map { text -> Int in
+            guard let value = Int(text), value >= 0, value <= 100_000_000 else { throw CommandFailure.usage("--from \(text) is not between 0 and 100000000") }
+            return value
+        } ?? 0
         _ = try args.finish(maxPositionals: 0)
-        try BenchSuite.importWorker(location: location, receipts: total, worker: index, workers: count, batch: batch)
+        try BenchSuite.importWorker(location: location, receipts: total, worker: index, workers: count, batch: batch, from: from)
         return .ok
     }
 }

@@ -9,21 +9,39 @@ import StoreSimulator
 /// builds and verifies its share of the receipts first and reports ready; the clock runs from
 /// the moment all are told to go until the last one finishes. Two ways of importing, each its
 /// own rows: the batched import as `receiptdesk import FILE…` runs it (the receipts read from
-/// files by `importStream`, batches of 100: the rows with aims), and one `importArtefact` per
-/// receipt (a receipt pasted into the console: no aim, kept because it is a different path).
+/// files by `importStream`, batches of 100: the rows with aims), the same into a database that
+/// already holds a shop's purchases (filled first, unmeasured: its indexes are deeper and its
+/// log is copied back into the file while the import runs, which an empty database never
+/// reaches; the same aims), and one `importArtefact` per receipt (a receipt pasted into the
+/// console: no aim, kept because it is a different path).
 enum PostgresBench {
     /// How a bench worker imports its receipts.
     enum Mode: CaseIterable {
         /// `importStream` in batches of 100, the receipts read from files (`receiptdesk import FILE…`).
         case batched
+        /// As `batched`, into a database already holding `fillFactor` times as many receipts.
+        case batchedIntoFilled
         /// One `importArtefact` (one write transaction) per receipt.
         case oneEach
 
         /// The `--batch` the worker gets.
-        var batchSize: Int { self == .batched ? 100 : 1 }
-        /// How the rows name it.
-        var label: String { self == .batched ? "batches of 100 as receiptdesk import (importStream)" : "one importArtefact each" }
+        var batchSize: Int { self == .oneEach ? 1 : 100 }
+
+        /// How the rows name it, when `receipts` receipts are measured.
+        func label(receipts: Int) -> String {
+            switch self {
+            case .batched: return "batches of 100 as receiptdesk import (importStream)"
+            case .batchedIntoFilled:
+                let held = receipts * PostgresBench.fillFactor * LedgerImportBench.purchasesPerReceipt
+                return "batches of 100 as receiptdesk import (importStream) into a database already holding \(ScaleBench.label(held)) transactions"
+            case .oneEach: return "one importArtefact each"
+            }
+        }
     }
+
+    /// The filled database holds this many times the receipts measured (imported first, by two
+    /// processes, not measured): 4,000 measured receipts go into a database of 48,000 transactions.
+    static let fillFactor = 4
 
     static let names = ["postgresql import from", "postgresql lookup", "sqlite import from", "processes ÷ 1 process"]
     /// PostgreSQL's batched import from one process must reach this many transactions/s.
@@ -36,22 +54,24 @@ enum PostgresBench {
         let scratch = try BenchScratch(postgresURL: url)
         defer { scratch.remove() }
         for mode in Mode.allCases {
+            let label = mode.label(receipts: receipts)
             for backend in ["sqlite", "postgresql"] {
                 var single: Double = 0
                 var singleLoad: MachineLoad.Share?
                 for processes in [1, 4] {
                     let location = try scratch.newDatabase(backend)
                     _ = try PurchaseDatabase.open(location)  // migrated once, before timing
-                    LedgerBenchCases.say("backends: \(backend), \(mode.label), from \(processes) process(es)…", progress)
+                    if mode == .batchedIntoFilled { try fill(location, measured: receipts, backend: backend, progress: progress) }
+                    LedgerBenchCases.say("backends: \(backend), \(label), from \(processes) process(es)…", progress)
                     let (transactions, seconds, load, cost) = try importFromProcesses(processes, location: location, receipts: receipts,
-                                                                                      batch: mode.batchSize, postgres: backend == "postgresql")
+                                                                                      batch: mode.batchSize, sampleLocks: backend == "postgresql")
                     try LedgerBenchCases.expect(transactions == Int64(receipts * LedgerImportBench.purchasesPerReceipt),
-                                                "\(backend): \(transactions) transactions recorded by \(processes) processes (\(mode.label)), not \(receipts * 3)")
+                                                "\(backend): \(transactions) transactions recorded by \(processes) processes (\(label)), not \(receipts * 3)")
                     let rate = seconds > 0 ? Double(transactions) / seconds : 0
                     let aimed = backend == "postgresql" && mode == .batched
-                    let name = "\(backend) import from \(processes) process\(processes == 1 ? "" : "es"), \(mode.label), "
+                    let name = "\(backend) import from \(processes) process\(processes == 1 ? "" : "es"), \(label), "
                     report.figures.append(LedgerFigure(name: name + "transactions/s", value: rate, aim: aimed && processes == 1 ? .atLeast(batchedAim) : .none))
-                    if mode == .batched {
+                    if mode != .oneEach {
                         cost.figures(name, backend: backend, processes: processes, transactions: transactions, seconds: seconds, into: &report)
                     }
                     if processes == 1 {
@@ -61,10 +81,10 @@ enum PostgresBench {
                     } else if single > 0 {
                         // No aim: how far 4 processes go past one depends on the cores the machine
                         // has; the CPU per transaction and lock-wait rows are what it is held to.
-                        report.figures.append(LedgerFigure(name: "\(backend) import, \(mode.label), \(processes) processes ÷ 1 process", value: rate / single,
+                        report.figures.append(LedgerFigure(name: "\(backend) import, \(label), \(processes) processes ÷ 1 process", value: rate / single,
                                                            aim: .none))
-                        if mode == .batched, let singleLoad {
-                            report.notes.append(MachineLoad.ceilingNote("backends: \(backend), \(mode.label)", single: singleLoad, processes: processes, theirs: load))
+                        if mode != .oneEach, let singleLoad {
+                            report.notes.append(MachineLoad.ceilingNote("backends: \(backend), \(label)", single: singleLoad, processes: processes, theirs: load))
                         }
                     }
                 }
@@ -75,17 +95,30 @@ enum PostgresBench {
         return report
     }
 
-    /// Starts `count` workers on `location`, waits until each is ready, lets them go at once and
-    /// returns the transactions they recorded, the seconds from go to the last one's `done` and
-    /// how busy the whole machine was meanwhile.
-    static func importFromProcesses(_ count: Int, location: String, receipts: Int, batch: Int, postgres: Bool) throws
+    /// Imports `fillFactor` × `measured` receipts (numbered from `measured` on, so none is one the
+    /// measured workers import) into `location` from two processes, unmeasured.
+    static func fill(_ location: String, measured: Int, backend: String, progress: Bool) throws {
+        let receipts = measured * fillFactor
+        LedgerBenchCases.say("backends: \(backend), filling the database with \(receipts) receipts first…", progress)
+        let (transactions, _, _, _) = try importFromProcesses(2, location: location, receipts: receipts, batch: Mode.batchedIntoFilled.batchSize,
+                                                              sampleLocks: false, from: measured)
+        try LedgerBenchCases.expect(transactions == Int64(receipts * LedgerImportBench.purchasesPerReceipt),
+                                    "\(backend): the fill recorded \(transactions) transactions, not \(receipts * LedgerImportBench.purchasesPerReceipt)")
+    }
+
+    /// Starts `count` workers on `location` (receipts numbered from `from`), waits until each is
+    /// ready, lets them go at once and returns the transactions they recorded, the seconds from go
+    /// to the last one's `done` and how busy the whole machine was meanwhile; with `sampleLocks`
+    /// (PostgreSQL) the lock waits too.
+    static func importFromProcesses(_ count: Int, location: String, receipts: Int, batch: Int, sampleLocks: Bool, from: Int = 0) throws
         -> (Int64, Double, MachineLoad.Share?, ImportCost) {
         let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]  // not Linux: argv[0]
         var workers: [(process: Process, input: Pipe, output: Pipe)] = []
         for index in 0..<count {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: executable)
-            process.arguments = ["db", "bench-worker", "--db", location, "--receipts", String(receipts), "--worker", String(index), "--workers", String(count), "--batch", String(batch)]
+            process.arguments = ["db", "bench-worker", "--db", location, "--receipts", String(receipts), "--worker", String(index), "--workers", String(count), "--batch", String(batch),
+                                 "--from", String(from)]
             let (input, output) = (Pipe(), Pipe())
             process.standardInput = input
             process.standardOutput = output
@@ -98,7 +131,7 @@ enum PostgresBench {
             guard let line = readLine(worker.output), line.hasPrefix("ready") else { throw BenchmarkError.ledger("a bench worker did not start (\(location))") }
             if let pid = Int64(line.dropFirst("ready".count).trimmingCharacters(in: .whitespaces)), pid > 0 { backends.append(pid) }
         }
-        let sampler = postgres ? try LockWaitSampler(url: location, pids: backends) : nil
+        let sampler = sampleLocks ? try LockWaitSampler(url: location, pids: backends) : nil
         sampler?.start()
         let machineAtStart = MachineLoad.now()
         let start = ContinuousClock.now
@@ -140,8 +173,8 @@ enum PostgresBench {
         }
     }
 
-    /// `receiptdesk db bench-worker --db LOCATION --receipts N --worker K --workers W [--batch B]`:
-    /// builds receipts K, K+W, K+2W, … of the import benchmark, says `ready BACKEND_PID` (0 on
+    /// `receiptdesk db bench-worker --db LOCATION --receipts N --worker K --workers W [--batch B] [--from F]`:
+    /// builds receipts F+K, F+K+W, F+K+2W, … (below F+N) of the import benchmark, says `ready BACKEND_PID` (0 on
     /// SQLite), waits for a line on standard input, imports them and says `done TRANSACTIONS
     /// cpu=S server=S lockwait=S lockheld=S` (`ImportCost`: its own and its backend's CPU
     /// seconds, the seconds its SQLite busy handler slept and its SQLite write transactions held
@@ -149,9 +182,9 @@ enum PostgresBench {
     /// `importArtefact` each; otherwise the receipts are written to files before `ready` and
     /// imported as `receiptdesk import FILE…` does (`importStream` in batches of `batch`, each
     /// file read on a worker thread).
-    static func worker(location: String, total: Int, index: Int, count: Int, batch: Int = 1) throws {
+    static func worker(location: String, total: Int, index: Int, count: Int, batch: Int = 1, from first: Int = 0) throws {
         let authority = try TestCertificateAuthority.shared()
-        let mine = Array(stride(from: index, to: total, by: count))
+        let mine = Array(stride(from: first + index, to: first + total, by: count))
         let receipts = try mine.map { try LedgerImportBench.receipt($0, authority) }
         let ledger = PurchaseLedger(database: try PurchaseDatabase.open(location, create: false), configuration: LedgerBenchCases.configuration,
                                     verifier: ReceiptVerifier(trust: authority.trustStore(), expectedBundleIds: Set(LedgerBenchCases.configuration.bundleIds)),

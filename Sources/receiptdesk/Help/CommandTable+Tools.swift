@@ -75,6 +75,7 @@ extension CommandTable {
         CommandSpec(path: "db bench-worker", arguments: "", summary: "one importing process of db bench", options: [
             .value("--db", "LOCATION", "the database"), .value("--receipts", "N", "receipts"), .value("--worker", "K", "this worker"),
             .value("--workers", "W", "workers"), .value("--batch", "B", "batch size", default: "1"),
+            .value("--from", "F", "the first receipt's number", default: "0"),
         ], hidden: true),
         CommandSpec(path: "bench", arguments: "", summary: "measure decode, verify, ledger, console and serve speed (make bench: the release build)", options: [
             .flag("--json", "the figures as JSON"),
