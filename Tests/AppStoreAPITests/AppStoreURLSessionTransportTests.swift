@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import AppStoreAPI
 @testable import ReceiptCore
@@ -27,22 +28,9 @@ final class MisbehavingServer: @unchecked Sendable {
         case silent(seconds: Double)
     }
 
-    /// Whether the server has been released; read by the accepting side under `lock`.
-    final class Release: @unchecked Sendable {
-        private let lock = NSLock()
-        private var released = false
-
-        var isReleased: Bool {
-            lock.lock()
-            defer { lock.unlock() }
-            return released
-        }
-
-        func release() {
-            lock.lock()
-            released = true
-            lock.unlock()
-        }
+    /// Whether the server has been released, shared with the accepting side.
+    final class Release: Sendable {
+        let released = Atomic<Bool>(false)
     }
 
     let port: UInt16
@@ -73,11 +61,11 @@ final class MisbehavingServer: @unchecked Sendable {
         }
     }
 
-    deinit { release.release() }
+    deinit { release.released.store(true, ordering: .releasing) }
 
     /// The first connection on `listener`, or nil once the server is released without one.
     private static func acceptOne(_ listener: Int32, until release: Release) -> Int32? {
-        while !release.isReleased {
+        while !release.released.load(ordering: .acquiring) {
             var entry = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
             guard poll(&entry, 1, 50) > 0 else { continue }
             let connection = accept(listener, nil, nil)

@@ -33,7 +33,7 @@ enum PostgresBench {
             case .batched: return "batches of 100 as receiptdesk import (importStream)"
             case .batchedIntoFilled:
                 let held = receipts * PostgresBench.fillFactor * LedgerImportBench.purchasesPerReceipt
-                return "batches of 100 as receiptdesk import (importStream) into a database already holding \(ScaleBench.label(held)) transactions"
+                return Mode.batched.label(receipts: receipts) + " into a database already holding \(ScaleBench.label(held)) transactions"
             case .oneEach: return "one importArtefact each"
             }
         }

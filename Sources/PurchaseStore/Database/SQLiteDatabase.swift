@@ -65,31 +65,27 @@ public final class SQLiteDatabase: SQLDatabase {
         location = path
         BusyWait.install(on: db, waitState)
         sqlite3_extended_result_codes(db, 1)
-        do {
-            if !readOnly {
-                let mode = try retryingWhileBusy { try query("PRAGMA journal_mode=WAL", []).first?.string("journal_mode") }
-                guard mode == "wal" else {
-                    throw StoreError(.cannotOpen, "database \(path): cannot switch to WAL (journal mode \(mode ?? "unknown"))")
-                }
-                try execute("PRAGMA synchronous=NORMAL", [])
-                // A bigger page cache: each ledger operation touches ~20 pages, many of them the
-                // same hot index pages.
-                _ = try query("PRAGMA cache_size=-16384", [])
-                // The log is copied back into the file on a thread of its own, not in COMMIT.
-                replaceCheckpointer()
-                // Statement and savepoint journals (a batch import's per-item savepoints) stay in
-                // memory instead of spilling to temporary files; crash recovery never reads them.
-                try execute("PRAGMA temp_store=MEMORY", [])
+        // Every stored property is set from here on: a throw runs deinit, which stops the
+        // checkpointer, drops the statements and closes the connection (closing here too would
+        // hand SQLite a connection it has already freed).
+        if !readOnly {
+            let mode = try retryingWhileBusy { try query("PRAGMA journal_mode=WAL", []).first?.string("journal_mode") }
+            guard mode == "wal" else {
+                throw StoreError(.cannotOpen, "database \(path): cannot switch to WAL (journal mode \(mode ?? "unknown"))")
             }
-            try execute("PRAGMA foreign_keys=ON", [])
-            // Reading the schema catches a file that is not a database at all.
-            _ = try query("SELECT count(*) AS n FROM sqlite_master", [])
-        } catch {
-            // Every stored property is set by now, so throwing runs deinit, which stops the
-            // checkpointer, drops the statements and closes the connection. Closing here as well
-            // would hand SQLite a connection it has already freed.
-            throw error
+            try execute("PRAGMA synchronous=NORMAL", [])
+            // A bigger page cache: each ledger operation touches ~20 pages, many of them the
+            // same hot index pages.
+            _ = try query("PRAGMA cache_size=-16384", [])
+            // The log is copied back into the file on a thread of its own, not in COMMIT.
+            replaceCheckpointer()
+            // Statement and savepoint journals (a batch import's per-item savepoints) stay in
+            // memory instead of spilling to temporary files; crash recovery never reads them.
+            try execute("PRAGMA temp_store=MEMORY", [])
         }
+        try execute("PRAGMA foreign_keys=ON", [])
+        // Reading the schema catches a file that is not a database at all.
+        _ = try query("SELECT count(*) AS n FROM sqlite_master", [])
     }
 
     /// Installs a checkpointer, stopping the one before (tests use small thresholds).
