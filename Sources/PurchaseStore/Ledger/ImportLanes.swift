@@ -23,9 +23,14 @@ final class ImportLanes: @unchecked Sendable {
     private var reported = 0
     private var stopping = false
     private var running = 0
+    /// No batch from this one on is started (`startNoMoreBatches`).
+    private var end: Int
+    /// The first batch no lane has started yet.
+    private var unstarted = 0
 
     init(batches: Int) {
         self.batches = batches
+        end = batches
         locked = Array(repeating: false, count: batches)
         keys = Array(repeating: nil, count: batches)
         outcomes = Array(repeating: nil, count: batches)
@@ -39,7 +44,7 @@ final class ImportLanes: @unchecked Sendable {
         condition.unlock()
         let thread = Thread { [self] in
             var batch = lane
-            while batch < batches, mayStart(batch) {
+            while mayStart(batch) {
                 let result = write(batch)
                 finished(batch, result)
                 batch += 2
@@ -101,8 +106,21 @@ final class ImportLanes: @unchecked Sendable {
     private func mayStart(_ batch: Int) -> Bool {
         condition.lock()
         defer { condition.unlock() }
-        while !stopping && !((batch == 0 || locked[batch - 1]) && batch <= reported + 1) { condition.wait() }
-        return !stopping
+        while !stopping && batch < end && !((batch == 0 || locked[batch - 1]) && batch <= reported + 1) { condition.wait() }
+        guard !stopping && batch < end else { return false }
+        unstarted = max(unstarted, batch + 1)
+        return true
+    }
+
+    /// Lets the lanes finish the batches they have started and start no other: answers the
+    /// first batch that will not be written here (`batches` when every one was started). The
+    /// caller still reports the batches before it, then calls `stop`.
+    func startNoMoreBatches() -> Int {
+        condition.lock()
+        defer { condition.unlock() }
+        end = min(end, unstarted)
+        condition.broadcast()
+        return end
     }
 
     private func finished(_ batch: Int, _ result: [Result<ImportResult, Error>]) {
@@ -115,10 +133,14 @@ final class ImportLanes: @unchecked Sendable {
 }
 
 extension PurchaseLedger {
-    /// `importStream` on PostgreSQL with two sessions of the same database (see `ImportLanes`).
+    /// `importStream` on PostgreSQL with two sessions of the same database (see `ImportLanes`),
+    /// until `othersRunning` (asked after each batch is reported) says another import of the
+    /// ledger has begun: the lanes then finish the batches they have started and start no other.
+    /// Answers the first item not imported (`count` when all were).
     func importOnTwoSessions(count: Int, batchSize size: Int, operatorName: String, sessions: (PostgresDatabase, PostgresDatabase),
+                             othersRunning: () -> Bool,
                              item: @escaping @Sendable (Int) throws -> ImportItem,
-                             report: (Int, Result<ImportResult, Error>) throws -> Void) throws {
+                             report: (Int, Result<ImportResult, Error>) throws -> Void) throws -> Int {
         let pipeline = preparingPipeline(count: count, lookahead: 3 * size, operatorName: operatorName, item: item)
         defer { pipeline.finish() }  // after the lanes have stopped: they wait for prepared items
         let batches = (count + size - 1) / size
@@ -131,12 +153,17 @@ extension PurchaseLedger {
             lanes.start(lane: lane, name: "receiptdesk import lane \(lane)") { batch in writer.write(batch) }
         }
         defer { lanes.stop() }
-        for batch in 0..<batches {
+        var end = batches
+        var batch = 0
+        while batch < end {
             let outcomes = lanes.outcomes(of: batch)
             pipeline.release(below: min((batch + 1) * size, count))
             for (offset, outcome) in outcomes.enumerated() { try report(batch * size + offset, outcome) }
             lanes.didReport(batch)
+            batch += 1
+            if end == batches, batch < batches, othersRunning() { end = lanes.startNoMoreBatches() }
         }
+        return min(end * size, count)
     }
 }
 

@@ -18,15 +18,37 @@ extension PurchaseLedger {
         // PostgreSQL: two sessions of their own write every other batch each, so that one batch
         // is worked out while the one before it runs on the server (`ImportLanes`); this
         // ledger's session stays free for `report`. Not while a test holds the import at a known
-        // item (one writing thread), nor when the server refuses more sessions.
-        if let postgres = database as? PostgresDatabase, count > size, importItemWritten == nil, importsOnTwoSessions,
+        // item (one writing thread), nor when the server refuses more sessions, nor beside
+        // another import of the ledger (`ImportPresence`: this session carries the import's
+        // name first, so of two imports that begin together at least one sees the other): from
+        // the first batch after one is seen, the rest goes on this ledger's session.
+        let postgres = database as? PostgresDatabase
+        let previousName = try? postgres?.startImporting()
+        defer { if let postgres, let previousName { try? postgres.stopImporting(previousName: previousName) } }
+        let alone = { () -> Bool in
+            guard let postgres, previousName != nil else { return false }
+            return (try? postgres.otherImportsRunning(besides: [postgres.backendProcessID])) == false
+        }
+        var start = 0
+        lastImportSessions = 1
+        lastImportBatchesOnTwoSessions = 0
+        if let postgres, count > size, importItemWritten == nil, importsOnTwoSessions, alone(),
            let first = try? postgres.openSibling(), let second = try? postgres.openSibling() {
             lastImportSessions = 2
-            try importOnTwoSessions(count: count, batchSize: size, operatorName: operatorName, sessions: (first, second), item: item, report: report)
-            return
+            start = try importOnTwoSessions(count: count, batchSize: size, operatorName: operatorName, sessions: (first, second),
+                                            othersRunning: { !alone() }, item: item, report: report)
+            lastImportBatchesOnTwoSessions = (start + size - 1) / size
+            guard start < count else { return }
         }
-        lastImportSessions = 1
-        let pipeline = preparingPipeline(count: count, lookahead: 2 * size, operatorName: operatorName, item: item)
+        try importOnThisSession(from: start, count: count, batchSize: size, operatorName: operatorName, item: item, report: report)
+    }
+
+    /// `importStream`'s items `start..<count` on this ledger's own session.
+    private func importOnThisSession(from start: Int, count: Int, batchSize size: Int, operatorName: String,
+                                     item: @escaping @Sendable (Int) throws -> ImportItem,
+                                     report: (Int, Result<ImportResult, Error>) throws -> Void) throws {
+        let rest = count - start
+        let pipeline = preparingPipeline(count: rest, lookahead: 2 * size, operatorName: operatorName, item: { try item(start + $0) })
         defer { pipeline.finish() }
         // Where this connection is the only writer during a batch (SQLite), what each batch
         // refreshed is kept for the next: a customer imported again need not be read back. It is
@@ -34,13 +56,13 @@ extension PurchaseLedger {
         // neither reads nor updates it (the next batch sees this connection's change count moved
         // and forgets it).
         let kept = database.dialect.exclusiveWriteTransactions ? EntitlementCache(budget: entitlementCacheBudget) : nil
-        for start in stride(from: 0, to: count, by: size) {
-            let batch = start..<min(start + size, count)
+        for first in stride(from: 0, to: rest, by: size) {
+            let batch = first..<min(first + size, rest)
             entitlementCache = kept
             let outcomes = batchOutcomes(batch, pipeline)
             entitlementCache = nil
             pipeline.release(below: batch.upperBound)
-            for (offset, outcome) in outcomes.enumerated() { try report(batch.lowerBound + offset, outcome) }
+            for (offset, outcome) in outcomes.enumerated() { try report(start + batch.lowerBound + offset, outcome) }
         }
     }
 

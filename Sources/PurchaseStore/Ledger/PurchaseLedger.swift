@@ -25,6 +25,9 @@ public final class PurchaseLedger {
     var importsOnTwoSessions = true
     /// The sessions the last `importStream` wrote with (for tests).
     var lastImportSessions = 0
+    /// How many batches of the last `importStream` its two sessions wrote before it went on with
+    /// one (all of them, unless another import of the ledger began meanwhile; for tests).
+    var lastImportBatchesOnTwoSessions = 0
     /// How many transactions and rows `entitlementCache` may hold.
     var entitlementCacheBudget = 100_000
     /// Called on the writing thread after each artefact of an import is written, inside the still
