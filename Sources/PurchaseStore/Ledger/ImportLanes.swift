@@ -27,6 +27,7 @@ final class ImportLanes: @unchecked Sendable {
     private var end: Int
     /// The first batch no lane has started yet.
     private var unstarted = 0
+    private var othersSeen = false
 
     init(batches: Int) {
         self.batches = batches
@@ -112,6 +113,20 @@ final class ImportLanes: @unchecked Sendable {
         return true
     }
 
+    /// A lane saw another import of the ledger running (`ImportPresence`).
+    func sawOtherImports() {
+        condition.lock()
+        othersSeen = true
+        condition.unlock()
+    }
+
+    /// Whether a lane has seen another import of the ledger running.
+    var otherImportsSeen: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return othersSeen
+    }
+
     /// Lets the lanes finish the batches they have started and start no other: answers the
     /// first batch that will not be written here (`batches` when every one was started). The
     /// caller still reports the batches before it, then calls `stop`.
@@ -134,11 +149,12 @@ final class ImportLanes: @unchecked Sendable {
 
 extension PurchaseLedger {
     /// `importStream` on PostgreSQL with two sessions of the same database (see `ImportLanes`),
-    /// until `othersRunning` (asked after each batch is reported) says another import of the
-    /// ledger has begun: the lanes then finish the batches they have started and start no other.
-    /// Answers the first item not imported (`count` when all were).
+    /// until a lane sees that another import of the ledger has begun (each looks as it takes a
+    /// batch's locks; `importer` is the session that names this import): the lanes then finish
+    /// the batches they have started and start no other. Answers the first item not imported
+    /// (`count` when all were).
     func importOnTwoSessions(count: Int, batchSize size: Int, operatorName: String, sessions: (PostgresDatabase, PostgresDatabase),
-                             othersRunning: () -> Bool,
+                             importer: Int32,
                              item: @escaping @Sendable (Int) throws -> ImportItem,
                              report: (Int, Result<ImportResult, Error>) throws -> Void) throws -> Int {
         let pipeline = preparingPipeline(count: count, lookahead: 3 * size, operatorName: operatorName, item: item)
@@ -149,7 +165,8 @@ extension PurchaseLedger {
         for (lane, session) in [(0, sessions.0), (1, sessions.1)] {
             let ledger = PurchaseLedger(database: session, configuration: configuration, verifier: verifier, clock: clock)
             ledger.entitlementCacheBudget = entitlementCacheBudget
-            let writer = LaneWriter(ledger: ledger, session: session, key: key, size: size, count: count, lanes: lanes, pipeline: pipeline)
+            let writer = LaneWriter(ledger: ledger, session: session, key: key, importer: importer, size: size, count: count,
+                                    lanes: lanes, pipeline: pipeline)
             lanes.start(lane: lane, name: "receiptdesk import lane \(lane)") { batch in writer.write(batch) }
         }
         defer { lanes.stop() }
@@ -161,7 +178,7 @@ extension PurchaseLedger {
             for (offset, outcome) in outcomes.enumerated() { try report(batch * size + offset, outcome) }
             lanes.didReport(batch)
             batch += 1
-            if end == batches, batch < batches, othersRunning() { end = lanes.startNoMoreBatches() }
+            if end == batches, batch < batches, lanes.otherImportsSeen { end = lanes.startNoMoreBatches() }
         }
         return min(end * size, count)
     }
@@ -172,14 +189,16 @@ private final class LaneWriter: @unchecked Sendable {
     let ledger: PurchaseLedger
     let session: PostgresDatabase
     let key: Int32
+    let importer: Int32
     let size: Int
     let count: Int
     let lanes: ImportLanes
     let pipeline: ImportPipeline<Result<PurchaseLedger.PreparedImport, Error>>
 
-    init(ledger: PurchaseLedger, session: PostgresDatabase, key: Int32, size: Int, count: Int, lanes: ImportLanes,
+    init(ledger: PurchaseLedger, session: PostgresDatabase, key: Int32, importer: Int32, size: Int, count: Int, lanes: ImportLanes,
          pipeline: ImportPipeline<Result<PurchaseLedger.PreparedImport, Error>>) {
-        (self.ledger, self.session, self.key, self.size, self.count, self.lanes, self.pipeline) = (ledger, session, key, size, count, lanes, pipeline)
+        (self.ledger, self.session, self.key, self.importer) = (ledger, session, key, importer)
+        (self.size, self.count, self.lanes, self.pipeline) = (size, count, lanes, pipeline)
     }
 
     func write(_ batch: Int) -> [Result<ImportResult, Error>] {
@@ -189,7 +208,10 @@ private final class LaneWriter: @unchecked Sendable {
         for item in items { for transaction in item.incoming { keys.insert("transaction " + transaction.transactionId) } }
         let shares = lanes.sharesKeysWithPrevious(batch, keys: keys)
         let turn = Result {
-            try session.beginImportTurn(ImportTurn(key: key, batch: batch, writesAfterPrevious: shares), customers: items.map(\.customerId))
+            if try session.beginImportTurn(ImportTurn(key: key, batch: batch, writesAfterPrevious: shares), customers: items.map(\.customerId),
+                                           importer: importer) {
+                lanes.sawOtherImports()
+            }
         }
         lanes.didLock(batch)  // its locks held, or not taken: the next batch may take its own
         defer { session.endImportTurn() }

@@ -20,23 +20,20 @@ extension PurchaseLedger {
         // ledger's session stays free for `report`. Not while a test holds the import at a known
         // item (one writing thread), nor when the server refuses more sessions, nor beside
         // another import of the ledger (`ImportPresence`: this session carries the import's
-        // name first, so of two imports that begin together at least one sees the other): from
-        // the first batch after one is seen, the rest goes on this ledger's session.
+        // name first, so of two imports that begin together at least one sees the other): once a
+        // lane sees one, the rest goes on this ledger's session.
         let postgres = database as? PostgresDatabase
         let previousName = try? postgres?.startImporting()
         defer { if let postgres, let previousName { try? postgres.stopImporting(previousName: previousName) } }
-        let alone = { () -> Bool in
-            guard let postgres, previousName != nil else { return false }
-            return (try? postgres.otherImportsRunning(besides: [postgres.backendProcessID])) == false
-        }
         var start = 0
         lastImportSessions = 1
         lastImportBatchesOnTwoSessions = 0
-        if let postgres, count > size, importItemWritten == nil, importsOnTwoSessions, alone(),
+        if let postgres, count > size, importItemWritten == nil, importsOnTwoSessions, previousName != nil,
+           (try? postgres.otherImportsRunning(besides: [postgres.backendProcessID])) == false,
            let first = try? postgres.openSibling(), let second = try? postgres.openSibling() {
             lastImportSessions = 2
             start = try importOnTwoSessions(count: count, batchSize: size, operatorName: operatorName, sessions: (first, second),
-                                            othersRunning: { !alone() }, item: item, report: report)
+                                            importer: postgres.backendProcessID, item: item, report: report)
             lastImportBatchesOnTwoSessions = (start + size - 1) / size
             guard start < count else { return }
         }

@@ -29,10 +29,15 @@ extension PostgresDatabase {
 
     /// Whether a session other than `own` (server process ids) is running an import of this ledger.
     func otherImportsRunning(besides own: [Int32]) throws -> Bool {
-        let row = try queryFirst("""
-            SELECT count(*) AS others FROM pg_stat_activity
-            WHERE datname = current_database() AND application_name = ? AND NOT (pid = ANY (?::int[]))
-            """, [.text(importName), .text("{" + own.map(String.init).joined(separator: ",") + "}")])
-        return (row?.int("others") ?? 0) > 0
+        let query = otherImportsQuery(besides: own)
+        return (try queryFirst(query.sql, query.parameters)?.int("others") ?? 0) > 0
+    }
+
+    /// The query of `otherImportsRunning` (a count, `others`), for a pipeline of statements.
+    func otherImportsQuery(besides own: [Int32]) -> (sql: String, parameters: [SQLValue]) {
+        ("""
+         SELECT count(*) AS others FROM pg_stat_activity
+         WHERE datname = current_database() AND application_name = ? AND NOT (pid = ANY (?::int[]))
+         """, [.text(importName), .text("{" + own.map(String.init).joined(separator: ",") + "}")])
     }
 }

@@ -48,9 +48,12 @@ extension PostgresDatabase {
     var backendProcessID: Int32 { connection.backendPID }
 
     /// Takes batch `turn.batch`'s locks (see `ImportTurn`), waiting for the batch before it on the
-    /// customers they share; outside a transaction, held until `endImportTurn`.
-    func beginImportTurn(_ turn: ImportTurn, customers: [String]) throws {
-        _ = try queryPipelined([
+    /// customers they share; outside a transaction, held until `endImportTurn`. Answers, in the
+    /// same round trip, whether a session other than `importer` runs an import of the ledger
+    /// (`ImportPresence`).
+    func beginImportTurn(_ turn: ImportTurn, customers: [String], importer: Int32) throws -> Bool {
+        let answers = try queryPipelined([
+            otherImportsQuery(besides: [importer]),
             ("SELECT 1 AS locked FROM (SELECT pg_advisory_lock(?::int, ?::int)) AS own", [.integer(Int64(turn.key)), .integer(Int64(ImportTurn.lockNumber(turn.batch)))]),
             // A customer's lock in the 64-bit key space: the import's class, then the id's hash.
             ("""
@@ -59,6 +62,7 @@ extension PostgresDatabase {
              """, [.integer(Int64(turn.key)), .text(PostgresArrayLiteral.text(customers))]),
         ])
         importTurn = turn
+        return (answers.first?.first?.int("others") ?? 0) > 0
     }
 
     /// Releases the batch's locks: the next batch may write, and have its customers. A session
