@@ -82,6 +82,29 @@ struct PostgresImportPresenceTests {
         #expect(try AuditLog.verify(f.database).isIntact)
     }
 
+    /// Operators log in as roles of their own (`db roles`): an import under one is seen from another,
+    /// which may not read the other's queries.
+    @Test func anImportIsSeenFromAnotherRole() throws {
+        let f = try BackendLedgerFixture(.postgres)
+        let postgres = try #require(f.database as? PostgresDatabase)
+        let role = "rdpresence" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(8)
+        // The least a role of `db roles` holds: the ledger's schema is in its search path.
+        try f.database.execute("CREATE ROLE \(role) LOGIN", [])
+        try f.database.execute("GRANT USAGE ON SCHEMA \(postgres.schemaName) TO \(role)", [])
+        defer {
+            // Best effort: the role is the server's, and the server is thrown away.
+            _ = try? f.database.execute("DROP OWNED BY \(role)", [])
+            _ = try? f.database.execute("DROP ROLE \(role)", [])
+        }
+        let colleague = try PostgresDatabase(url: f.scratch.location.replacingOccurrences(of: "://postgres@", with: "://\(role)@"))
+        #expect(colleague.importName == postgres.importName)
+        #expect(try !colleague.otherImportsRunning(besides: [colleague.backendProcessID]))
+        let name = try postgres.startImporting()
+        #expect(try colleague.otherImportsRunning(besides: [colleague.backendProcessID]))
+        try postgres.stopImporting(previousName: name)
+        #expect(try !colleague.otherImportsRunning(besides: [colleague.backendProcessID]))
+    }
+
     /// Two imports of the same receipts at the same moment, many times: whichever writes on how
     /// many sessions, each transaction is recorded once and credited to one import.
     @Test func twoImportsAtOnceRecordEachTransactionOnce() throws {
