@@ -31,7 +31,7 @@ struct PostgresImportPresenceTests {
         let f = try BackendLedgerFixture(.postgres).seeded(customers: 4)
         let postgres = try #require(f.database as? PostgresDatabase)
         let other = try postgres.openSibling()
-        let otherName = try other.startImporting()
+        try other.startImporting()
         let first = try Self.items(f, 8, prefix: "41")
         var seen: Set<Int64> = []
         try f.ledger.importStream(count: first.count, batchSize: 2, operatorName: "mei", item: { first[$0] }, report: { index, outcome in
@@ -44,7 +44,7 @@ struct PostgresImportPresenceTests {
         #expect(try Self.importing(postgres) == [Int64(other.backendProcessID)], "the session's name given back")
 
         // Alone again: two sessions of its own, the ledger's left free for the report.
-        try other.stopImporting(previousName: otherName)
+        try other.stopImporting()
         let second = try Self.items(f, 8, prefix: "42")
         try f.ledger.importStream(count: second.count, batchSize: 2, operatorName: "mei", item: { second[$0] }, report: { index, outcome in
             _ = try outcome.get()
@@ -67,7 +67,7 @@ struct PostgresImportPresenceTests {
         try f.ledger.importStream(count: items.count, batchSize: 2, operatorName: "mei", item: { items[$0] }, report: { index, outcome in
             _ = try outcome.get()
             reported.append(index)
-            if index == 1 { _ = try other.startImporting() }  // another import begins once batch 0 is reported
+            if index == 1 { try other.startImporting() }  // another import begins once batch 0 is reported
         })
         #expect(f.ledger.lastImportSessions == 2, "the import began on two sessions")
         #expect(reported == Array(items.indices), "every item reported once, in order")
@@ -99,9 +99,9 @@ struct PostgresImportPresenceTests {
         let colleague = try PostgresDatabase(url: f.scratch.location.replacingOccurrences(of: "://postgres@", with: "://\(role)@"))
         #expect(colleague.importName == postgres.importName)
         #expect(try !colleague.otherImportsRunning(besides: [colleague.backendProcessID]))
-        let name = try postgres.startImporting()
+        try postgres.startImporting()
         #expect(try colleague.otherImportsRunning(besides: [colleague.backendProcessID]))
-        try postgres.stopImporting(previousName: name)
+        try postgres.stopImporting()
         #expect(try !colleague.otherImportsRunning(besides: [colleague.backendProcessID]))
     }
 

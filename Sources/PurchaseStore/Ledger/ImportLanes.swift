@@ -23,7 +23,7 @@ final class ImportLanes: @unchecked Sendable {
     private var reported = 0
     private var stopping = false
     private var running = 0
-    /// No batch from this one on is started (`startNoMoreBatches`).
+    /// No batch from this one on is started (`batchesToWrite`).
     private var end: Int
     /// The first batch no lane has started yet.
     private var unstarted = 0
@@ -120,21 +120,16 @@ final class ImportLanes: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// Whether a lane has seen another import of the ledger running.
-    var otherImportsSeen: Bool {
+    /// How many batches the lanes write: all of them until a lane has seen another import
+    /// (`sawOtherImports`); from then on only those already started, which the caller still
+    /// reports before it calls `stop`. Asked by the reporting thread alone, between batches.
+    func batchesToWrite() -> Int {
         condition.lock()
         defer { condition.unlock() }
-        return othersSeen
-    }
-
-    /// Lets the lanes finish the batches they have started and start no other: answers the
-    /// first batch that will not be written here (`batches` when every one was started). The
-    /// caller still reports the batches before it, then calls `stop`.
-    func startNoMoreBatches() -> Int {
-        condition.lock()
-        defer { condition.unlock() }
-        end = min(end, unstarted)
-        condition.broadcast()
+        if othersSeen {
+            end = min(end, unstarted)
+            condition.broadcast()
+        }
         return end
     }
 
@@ -170,17 +165,15 @@ extension PurchaseLedger {
             lanes.start(lane: lane, name: "receiptdesk import lane \(lane)") { batch in writer.write(batch) }
         }
         defer { lanes.stop() }
-        var end = batches
         var batch = 0
-        while batch < end {
+        while batch < lanes.batchesToWrite() {
             let outcomes = lanes.outcomes(of: batch)
             pipeline.release(below: min((batch + 1) * size, count))
             for (offset, outcome) in outcomes.enumerated() { try report(batch * size + offset, outcome) }
             lanes.didReport(batch)
             batch += 1
-            if end == batches, batch < batches, lanes.otherImportsSeen { end = lanes.startNoMoreBatches() }
         }
-        return min(end * size, count)
+        return min(batch * size, count)
     }
 }
 

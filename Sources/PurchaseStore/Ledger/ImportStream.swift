@@ -23,12 +23,12 @@ extension PurchaseLedger {
         // name first, so of two imports that begin together at least one sees the other): once a
         // lane sees one, the rest goes on this ledger's session.
         let postgres = database as? PostgresDatabase
-        let previousName = try? postgres?.startImporting()
-        defer { if let postgres, let previousName { try? postgres.stopImporting(previousName: previousName) } }
+        let named = postgres.map { (try? $0.startImporting()) != nil } ?? false
+        defer { if named { try? postgres?.stopImporting() } }
         var start = 0
         lastImportSessions = 1
         lastImportBatchesOnTwoSessions = 0
-        if let postgres, count > size, importItemWritten == nil, importsOnTwoSessions, previousName != nil,
+        if let postgres, count > size, importItemWritten == nil, importsOnTwoSessions, named,
            (try? postgres.otherImportsRunning(besides: [postgres.backendProcessID])) == false,
            let first = try? postgres.openSibling(), let second = try? postgres.openSibling() {
             lastImportSessions = 2

@@ -14,17 +14,14 @@ extension PostgresDatabase {
     /// names the ledger: two schemas of one database import side by side without a look at each other).
     var importName: String { "receiptdesk import \(writerLockKey)" }
 
-    /// Names this session as one of the ledger's importing sessions until `stopImporting`;
-    /// answers the name it had.
-    func startImporting() throws -> String {
-        let previous = try queryFirst("SELECT current_setting('application_name') AS name", [])?.string("name") ?? ""
+    /// Names this session as one of the ledger's importing sessions until `stopImporting`.
+    func startImporting() throws {
         _ = try query("SELECT set_config('application_name', ?, false) AS name", [.text(importName)])
-        return previous
     }
 
-    /// Gives the session back the name it had before `startImporting`.
-    func stopImporting(previousName: String) throws {
-        _ = try query("SELECT set_config('application_name', ?, false) AS name", [.text(previousName)])
+    /// Gives the session back the name it connected with (the product sets no other).
+    func stopImporting() throws {
+        _ = try execute("RESET application_name", [])
     }
 
     /// Whether a session other than `own` (server process ids) is running an import of this ledger.
